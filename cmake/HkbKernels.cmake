@@ -1,0 +1,124 @@
+# Offline compilation of kernel modules: one code object per module.
+#   amd:    clang -x hip --cuda-device-only -> clang offload bundle (.hsaco) with one entry per
+#           target in HKB_AMDGPU_TARGETS, entries aligned to 4096 bytes.
+#   nvidia: nvcc -fatbin -> one fatbin (.fatbin) with SASS for each of HKB_CUDA_ARCHS.
+# Each module is its own custom command with a depfile, so editing one module rebuilds only it.
+
+set(HKB_KERNEL_DIR "${PROJECT_SOURCE_DIR}/kernels")
+set(HKB_BUNDLE_BUILD_DIR "${PROJECT_BINARY_DIR}/bundle")
+file(MAKE_DIRECTORY "${HKB_BUNDLE_BUILD_DIR}")
+
+if(HKB_GPU_PLATFORM STREQUAL "amd")
+  set(HKB_BUNDLE_SUFFIX ".hsaco")
+  find_program(HKB_HIP_CLANG NAMES clang++-15 clang++
+    HINTS /opt/rocm/llvm/bin /opt/rocm/lib/llvm/bin /usr/lib/llvm-15/bin
+    DOC "clang++ with the AMDGPU backend, used to compile kernels/*.hip")
+  if(NOT HKB_HIP_CLANG)
+    message(FATAL_ERROR "HKB_GPU_PLATFORM=amd needs clang++ with AMDGPU support (Debian: "
+                        "apt-get install hipcc libamdhip64-dev rocm-device-libs).")
+  endif()
+  find_path(HKB_ROCM_DEVICE_LIB_PATH NAMES ocml.bc
+    PATHS /usr/lib/x86_64-linux-gnu/amdgcn/bitcode /opt/rocm/amdgcn/bitcode
+          /opt/rocm/lib/llvm/lib/clang/*/lib/amdgcn/bitcode
+    DOC "directory holding ROCm's device libraries (ocml.bc, ockl.bc, ...)")
+  if(NOT HKB_ROCM_DEVICE_LIB_PATH)
+    message(FATAL_ERROR "ROCm device libraries (ocml.bc) not found: install rocm-device-libs or "
+                        "set HKB_ROCM_DEVICE_LIB_PATH.")
+  endif()
+  set(HKB_ROCM_PATH "/usr" CACHE PATH "ROCm installation root passed to clang as --rocm-path")
+
+  # Reject unknown targets now, with the compiler's own words, instead of failing in the build.
+  set(_probe "${PROJECT_BINARY_DIR}/hkb_target_probe.hip")
+  file(WRITE "${_probe}" "")
+  foreach(target IN LISTS HKB_AMDGPU_TARGETS)
+    if(NOT DEFINED HKB_TARGET_OK_${target})
+      execute_process(
+        COMMAND "${HKB_HIP_CLANG}" -x hip --cuda-device-only -nogpulib -nogpuinc
+                "--offload-arch=${target}" -c "${_probe}" -o /dev/null
+        RESULT_VARIABLE _rc ERROR_VARIABLE _err OUTPUT_QUIET)
+      if(NOT _rc EQUAL 0)
+        string(STRIP "${_err}" _err)
+        message(FATAL_ERROR "HKB_AMDGPU_TARGETS: '${target}' is not a target ${HKB_HIP_CLANG} "
+                            "can build (${_err}). Use targets this toolchain knows (Debian's "
+                            "ROCm 5.2 clang: gfx803 gfx900 gfx906 gfx908 gfx90a gfx90c gfx940 "
+                            "gfx1010 gfx1030 gfx1031), or a newer ROCm for gfx942/gfx1100+.")
+      endif()
+      set(HKB_TARGET_OK_${target} TRUE CACHE INTERNAL "")
+    endif()
+  endforeach()
+
+  set(HKB_KERNEL_FLAGS -x hip --cuda-device-only --gpu-bundle-output -O3 -std=c++17
+      "--rocm-path=${HKB_ROCM_PATH}" "--hip-device-lib-path=${HKB_ROCM_DEVICE_LIB_PATH}"
+      -mllvm -amdgpu-early-inline-all=true -mllvm -amdgpu-function-calls=false
+      -Wall -Werror=return-type "-I${HKB_KERNEL_DIR}")
+  foreach(target IN LISTS HKB_AMDGPU_TARGETS)
+    list(APPEND HKB_KERNEL_FLAGS "--offload-arch=${target}")
+  endforeach()
+  set(HKB_KERNEL_COMPILER "${HKB_HIP_CLANG}")
+elseif(HKB_GPU_PLATFORM STREQUAL "nvidia")
+  set(HKB_BUNDLE_SUFFIX ".fatbin")
+  find_program(HKB_NVCC NAMES nvcc HINTS /usr/local/cuda/bin ENV CUDA_PATH PATH_SUFFIXES bin
+    DOC "nvcc used to compile kernels/*.hip for the NVIDIA test vehicle")
+  if(NOT HKB_NVCC)
+    message(FATAL_ERROR "HKB_GPU_PLATFORM=nvidia needs nvcc (set HKB_NVCC)")
+  endif()
+  set(HKB_KERNEL_FLAGS -x cu -std=c++17 -O3 -fatbin --expt-relaxed-constexpr
+      -Werror=all-warnings "-I${HKB_KERNEL_DIR}")
+  foreach(arch IN LISTS HKB_CUDA_ARCHS)
+    list(APPEND HKB_KERNEL_FLAGS "-gencode=arch=compute_${arch},code=sm_${arch}")
+  endforeach()
+  set(HKB_KERNEL_COMPILER "${HKB_NVCC}")
+else()
+  message(FATAL_ERROR "HKB_GPU_PLATFORM must be 'amd' or 'nvidia', not '${HKB_GPU_PLATFORM}'")
+endif()
+
+# hkb_add_kernel_module(<module>): compile kernels/<module>.hip into bundle/<module><suffix>.
+function(hkb_add_kernel_module module)
+  set(src "${HKB_KERNEL_DIR}/${module}.hip")
+  if(NOT EXISTS "${src}")
+    message(FATAL_ERROR "manifests/${module}.json has no kernels/${module}.hip")
+  endif()
+  set(out "${HKB_BUNDLE_BUILD_DIR}/${module}${HKB_BUNDLE_SUFFIX}")
+  set(dep "${PROJECT_BINARY_DIR}/kernel-deps/${module}.d")
+  add_custom_command(
+    OUTPUT "${out}"
+    COMMAND "${CMAKE_COMMAND}" -E make_directory "${PROJECT_BINARY_DIR}/kernel-deps"
+    COMMAND "${HKB_KERNEL_COMPILER}" ${HKB_KERNEL_FLAGS} -MD -MF "${dep}" "${src}" -o "${out}"
+    DEPENDS "${src}"
+    DEPFILE "${dep}"
+    COMMENT "Compiling kernel module ${module} (${HKB_GPU_PLATFORM})"
+    VERBATIM COMMAND_EXPAND_LISTS)
+  set_property(GLOBAL APPEND PROPERTY HKB_BUNDLE_FILES "${out}")
+endfunction()
+
+# Reads manifests/*.json: the module list of the build, and one combined manifest the library
+# embeds. A manifest whose "module" does not match its file name stops the configure.
+function(hkb_collect_manifests out_modules out_combined)
+  file(GLOB manifest_files CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/manifests/*.json")
+  list(SORT manifest_files)
+  set(modules "")
+  set(parts "")
+  foreach(f IN LISTS manifest_files)
+    get_filename_component(stem "${f}" NAME_WE)
+    file(READ "${f}" text)
+    string(JSON name ERROR_VARIABLE err GET "${text}" module)
+    if(err)
+      message(FATAL_ERROR "${f}: not a module manifest (${err})")
+    endif()
+    if(NOT name STREQUAL stem)
+      message(FATAL_ERROR "${f}: \"module\" is '${name}', expected '${stem}'")
+    endif()
+    if(HKB_MODULES AND NOT name IN_LIST HKB_MODULES)
+      continue()
+    endif()
+    list(APPEND modules "${name}")
+    string(STRIP "${text}" text)
+    list(APPEND parts "${text}")
+  endforeach()
+  list(JOIN parts ",\n" joined)
+  set(combined "${PROJECT_BINARY_DIR}/manifest/hkb-manifest.json")
+  file(WRITE "${combined}.tmp" "{\"format\": 1, \"modules\": [\n${joined}\n]}\n")
+  file(COPY_FILE "${combined}.tmp" "${combined}" ONLY_IF_DIFFERENT)
+  set(${out_modules} "${modules}" PARENT_SCOPE)
+  set(${out_combined} "${combined}" PARENT_SCOPE)
+endfunction()

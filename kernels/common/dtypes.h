@@ -1,0 +1,184 @@
+// Storage types for the reduced-precision dtypes and their explicit conversions to and from float.
+// Each is a trivially copyable struct of the exact storage size and alignment of candle's CUDA type
+// (__half, __nv_bfloat16: 2 bytes; __nv_fp8_e4m3: 1 byte), so kernel arguments passed by value have
+// the same byte layout on both vendors. Arithmetic happens in float and rounds once on the way out.
+#pragma once
+
+#include "platform.h"
+
+namespace hkb {
+
+struct f16 {
+  uint16_t bits;
+};
+struct bf16 {
+  uint16_t bits;
+};
+// OCP FP8 E4M3 (the OFP8 spec's E4M3, as CUDA's __nv_fp8_e4m3): bias 7, no infinities, NaN is
+// S.1111.111, largest finite 448. Not the FNUZ variant of MI300's native instructions.
+struct f8e4m3 {
+  uint8_t bits;
+};
+
+static_assert(sizeof(f16) == 2 && alignof(f16) == 2, "f16 layout");
+static_assert(sizeof(bf16) == 2 && alignof(bf16) == 2, "bf16 layout");
+static_assert(sizeof(f8e4m3) == 1 && alignof(f8e4m3) == 1, "f8e4m3 layout");
+
+HKB_DEVICE float to_float(f16 v) {
+  return half_bits_to_float(v.bits);
+}
+HKB_DEVICE float to_float(bf16 v) {
+  return bits_float(static_cast<uint32_t>(v.bits) << 16);
+}
+HKB_DEVICE float to_float(f8e4m3 v) {
+  const uint32_t sign = (v.bits & 0x80u) << 24;
+  const uint32_t exp = (v.bits >> 3) & 0xFu;
+  const uint32_t man = v.bits & 0x7u;
+  if (exp == 0xFu && man == 0x7u) return bits_float(sign | 0x7FC00000u);
+  float mag;
+  if (exp == 0) {
+    mag = static_cast<float>(man) * 0.001953125f;  // man/8 * 2^-6
+  } else {
+    mag = bits_float(((exp + 120u) << 23) | (man << 20));  // (1+man/8) * 2^(exp-7)
+  }
+  return bits_float(float_bits(mag) | sign);
+}
+
+template <typename T>
+HKB_DEVICE T from_float(float v);
+
+template <>
+HKB_DEVICE f16 from_float<f16>(float v) {
+  return f16{float_to_half_bits(v)};
+}
+template <>
+HKB_DEVICE bf16 from_float<bf16>(float v) {
+  const uint32_t u = float_bits(v);
+  if ((u & 0x7FFFFFFFu) > 0x7F800000u) {
+    return bf16{static_cast<uint16_t>((u >> 16) | 0x0040u)};  // quiet NaN, sign kept
+  }
+  const uint32_t rounded = u + 0x7FFFu + ((u >> 16) & 1u);  // round to nearest even
+  return bf16{static_cast<uint16_t>(rounded >> 16)};
+}
+// Round to nearest even; finite overflow and infinities saturate to +-448 (CUDA's __NV_SATFINITE,
+// what candle's __nv_fp8_e4m3 constructor does); NaN becomes 0x7F.
+template <>
+HKB_DEVICE f8e4m3 from_float<f8e4m3>(float v) {
+  const uint32_t u = float_bits(v);
+  const uint8_t sign = static_cast<uint8_t>((u >> 24) & 0x80u);
+  const uint32_t a = u & 0x7FFFFFFFu;
+  if (a > 0x7F800000u) return f8e4m3{0x7F};
+  if (a >= 0x43E00000u) return f8e4m3{static_cast<uint8_t>(sign | 0x7E)};  // >= 448
+  if (a < 0x3C800000u) {                                                   // < 2^-6: subnormal
+    const float q = rintf(bits_float(a) * 512.0f);                         // units of 2^-9
+    return f8e4m3{static_cast<uint8_t>(sign | static_cast<uint32_t>(q))};
+  }
+  const uint32_t rounded = a + 0x7FFFFu + ((a >> 20) & 1u);
+  uint32_t code = ((((rounded >> 23) & 0xFFu) - 120u) << 3) | ((rounded >> 20) & 0x7u);
+  if (code > 0x7Eu) code = 0x7Eu;
+  return f8e4m3{static_cast<uint8_t>(sign | code)};
+}
+template <>
+HKB_DEVICE float from_float<float>(float v) {
+  return v;
+}
+template <>
+HKB_DEVICE double from_float<double>(float v) {
+  return v;
+}
+
+// Compute type: what a dtype is widened to for arithmetic. Reduced-precision floats compute in
+// float; everything else in itself.
+template <typename T>
+struct compute_type {
+  using type = T;
+};
+template <>
+struct compute_type<f16> {
+  using type = float;
+};
+template <>
+struct compute_type<bf16> {
+  using type = float;
+};
+template <>
+struct compute_type<f8e4m3> {
+  using type = float;
+};
+template <typename T>
+using compute_t = typename compute_type<T>::type;
+
+// Widen to the compute type / narrow back from it.
+template <typename T>
+HKB_DEVICE compute_t<T> widen(T v) {
+  return v;
+}
+template <>
+HKB_DEVICE float widen<f16>(f16 v) {
+  return to_float(v);
+}
+template <>
+HKB_DEVICE float widen<bf16>(bf16 v) {
+  return to_float(v);
+}
+template <>
+HKB_DEVICE float widen<f8e4m3>(f8e4m3 v) {
+  return to_float(v);
+}
+template <typename T>
+HKB_DEVICE T narrow(compute_t<T> v) {
+  return static_cast<T>(v);
+}
+template <>
+HKB_DEVICE f16 narrow<f16>(float v) {
+  return from_float<f16>(v);
+}
+template <>
+HKB_DEVICE bf16 narrow<bf16>(float v) {
+  return from_float<bf16>(v);
+}
+template <>
+HKB_DEVICE f8e4m3 narrow<f8e4m3>(float v) {
+  return from_float<f8e4m3>(v);
+}
+
+// Any value to float / double, for casts.
+template <typename T>
+HKB_DEVICE float to_float(T v) {
+  return static_cast<float>(v);
+}
+template <typename T>
+HKB_DEVICE double to_double(T v) {
+  return static_cast<double>(v);
+}
+template <>
+HKB_DEVICE double to_double<f16>(f16 v) {
+  return to_float(v);
+}
+template <>
+HKB_DEVICE double to_double<bf16>(bf16 v) {
+  return to_float(v);
+}
+template <>
+HKB_DEVICE double to_double<f8e4m3>(f8e4m3 v) {
+  return to_float(v);
+}
+
+template <typename T>
+struct is_reduced_float {
+  static constexpr bool value = false;
+};
+template <>
+struct is_reduced_float<f16> {
+  static constexpr bool value = true;
+};
+template <>
+struct is_reduced_float<bf16> {
+  static constexpr bool value = true;
+};
+template <>
+struct is_reduced_float<f8e4m3> {
+  static constexpr bool value = true;
+};
+
+}  // namespace hkb

@@ -1,0 +1,158 @@
+// Vendor layer: the only file that knows whether kernels compile for AMD (hipcc/clang) or for
+// NVIDIA (nvcc, the test vehicle). Everything a kernel needs that differs between the two lives
+// here: headers, wave width, cross-lane shuffles with an explicit width, atomics.
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__HIP__) || defined(__HIPCC__)
+#define HKB_PLATFORM_AMD 1
+#include <hip/hip_runtime.h>
+#elif defined(__CUDACC__)
+#define HKB_PLATFORM_NVIDIA 1
+// CUDA's own headers: Debian's HIP-on-NVIDIA headers do not compile with CUDA 13.
+#include <cuda_runtime.h>
+#include <cuda_fp16.h>
+#else
+#error "kernels/common/platform.h: compile with hipcc/clang (-x hip) or nvcc (-x cu)"
+#endif
+
+#define HKB_DEVICE __device__ __forceinline__
+#define HKB_GLOBAL extern "C" __global__
+
+// Hardware wave width of the code being compiled. AMD CDNA (gfx9xx) runs 64-lane wavefronts and
+// RDNA (gfx10xx+) 32 by default; clang defines __AMDGCN_WAVEFRONT_SIZE per target in device code.
+#if defined(HKB_PLATFORM_AMD)
+#if defined(__AMDGCN_WAVEFRONT_SIZE)
+#define HKB_WAVE_SIZE __AMDGCN_WAVEFRONT_SIZE
+#else
+#define HKB_WAVE_SIZE 64
+#endif
+#else
+#define HKB_WAVE_SIZE 32
+#endif
+
+namespace hkb {
+
+// Global linear thread index and grid stride as 64-bit values: grids of 2^32 threads or more and
+// element counts of 2^32 or more stay correct.
+HKB_DEVICE uint64_t global_thread_index() {
+  return static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+}
+HKB_DEVICE uint64_t grid_stride() {
+  return static_cast<uint64_t>(gridDim.x) * blockDim.x;
+}
+
+// Lane index within the hardware wave.
+HKB_DEVICE int lane_id() {
+#if defined(HKB_PLATFORM_AMD)
+  return static_cast<int>(__lane_id());
+#else
+  return static_cast<int>(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31;
+#endif
+}
+
+// Cross-lane shuffles. `width` is the size of the lane group that exchanges values: a power of two,
+// at most HKB_WAVE_SIZE. Every lane of the hardware wave must call these together (converged).
+template <typename T>
+HKB_DEVICE T shfl_xor(T v, int lane_mask, int width) {
+#if defined(HKB_PLATFORM_AMD)
+  return __shfl_xor(v, lane_mask, width);
+#else
+  return __shfl_xor_sync(0xffffffffu, v, lane_mask, width);
+#endif
+}
+template <typename T>
+HKB_DEVICE T shfl_down(T v, unsigned delta, int width) {
+#if defined(HKB_PLATFORM_AMD)
+  return __shfl_down(v, delta, width);
+#else
+  return __shfl_down_sync(0xffffffffu, v, delta, width);
+#endif
+}
+template <typename T>
+HKB_DEVICE T shfl_up(T v, unsigned delta, int width) {
+#if defined(HKB_PLATFORM_AMD)
+  return __shfl_up(v, delta, width);
+#else
+  return __shfl_up_sync(0xffffffffu, v, delta, width);
+#endif
+}
+template <typename T>
+HKB_DEVICE T shfl_idx(T v, int src_lane, int width) {
+#if defined(HKB_PLATFORM_AMD)
+  return __shfl(v, src_lane, width);
+#else
+  return __shfl_sync(0xffffffffu, v, src_lane, width);
+#endif
+}
+
+// Atomics on global or shared memory. Native on both vendors for these types.
+HKB_DEVICE float atomic_add(float* p, float v) {
+  return atomicAdd(p, v);
+}
+HKB_DEVICE double atomic_add(double* p, double v) {
+  return atomicAdd(p, v);
+}
+HKB_DEVICE uint32_t atomic_add(uint32_t* p, uint32_t v) {
+  return atomicAdd(p, v);
+}
+HKB_DEVICE int32_t atomic_add(int32_t* p, int32_t v) {
+  return atomicAdd(p, v);
+}
+HKB_DEVICE uint64_t atomic_add(uint64_t* p, uint64_t v) {
+  return atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
+}
+HKB_DEVICE int64_t atomic_add(int64_t* p, int64_t v) {
+  return static_cast<int64_t>(
+      atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v)));
+}
+HKB_DEVICE uint32_t atomic_cas(uint32_t* p, uint32_t expected, uint32_t desired) {
+  return atomicCAS(p, expected, desired);
+}
+HKB_DEVICE uint64_t atomic_cas(uint64_t* p, uint64_t expected, uint64_t desired) {
+  return atomicCAS(reinterpret_cast<unsigned long long*>(p), expected, desired);
+}
+
+// Block-wide barrier (same spelling on both vendors; named here so kernels never spell a vendor).
+HKB_DEVICE void block_sync() {
+  __syncthreads();
+}
+
+// Bit casts that both front ends accept in device code.
+HKB_DEVICE uint32_t float_bits(float f) {
+  return __float_as_uint(f);
+}
+HKB_DEVICE float bits_float(uint32_t u) {
+  return __uint_as_float(u);
+}
+HKB_DEVICE uint64_t double_bits(double d) {
+  return static_cast<uint64_t>(__double_as_longlong(d));
+}
+HKB_DEVICE double bits_double(uint64_t u) {
+  return __longlong_as_double(static_cast<long long>(u));
+}
+
+// f16 <-> f32 with the hardware's conversions (round to nearest even).
+HKB_DEVICE float half_bits_to_float(uint16_t h) {
+#if defined(HKB_PLATFORM_AMD)
+  _Float16 f;
+  __builtin_memcpy(&f, &h, 2);
+  return static_cast<float>(f);
+#else
+  return __half2float(__ushort_as_half(h));
+#endif
+}
+HKB_DEVICE uint16_t float_to_half_bits(float v) {
+#if defined(HKB_PLATFORM_AMD)
+  _Float16 f = static_cast<_Float16>(v);
+  uint16_t h;
+  __builtin_memcpy(&h, &f, 2);
+  return h;
+#else
+  return __half_as_ushort(__float2half_rn(v));
+#endif
+}
+
+}  // namespace hkb

@@ -1,0 +1,46 @@
+// Where code objects come from: the copies embedded in the library (default), or files
+// <dir>/<module><suffix> when HKB_BUNDLE_DIR is set (or the library was built without embedding).
+#pragma once
+
+#include "status.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hkb::detail {
+
+struct ModuleImage {
+  const uint8_t* data = nullptr;
+  size_t size = 0;
+  std::string origin;          // for messages: "embedded affine.hsaco" or a file path
+  std::vector<uint8_t> owned;  // backing storage when read from a file
+};
+
+class BundleSource {
+ public:
+  virtual ~BundleSource() = default;
+  virtual Status read(std::string_view module, ModuleImage* out) = 0;
+  virtual std::string describe() const = 0;
+};
+
+// Embedded blobs of this build (see the generated embedded_table.cpp).
+struct EmbeddedBlob {
+  const char* name;
+  const unsigned char* begin;
+  const unsigned char* end;
+};
+extern const EmbeddedBlob kEmbeddedModules[];
+extern const size_t kEmbeddedModuleCount;
+extern const EmbeddedBlob kEmbeddedManifest;
+extern const char* const kBundleSuffix;      // ".hsaco" or ".fatbin"
+extern const char* const kDefaultBundleDir;  // install location, used without embedding
+
+std::unique_ptr<BundleSource> make_embedded_source();
+std::unique_ptr<BundleSource> make_directory_source(std::string dir, std::string suffix);
+// HKB_BUNDLE_DIR if set, else the embedded blobs, else kDefaultBundleDir.
+std::unique_ptr<BundleSource> make_default_source();
+
+}  // namespace hkb::detail

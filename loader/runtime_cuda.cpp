@@ -1,0 +1,168 @@
+// CUDA driver API backend (nvidia flavour, the test vehicle). Uses each device's primary context;
+// cuModuleLoadDataEx collects the JIT/loader log for load failures.
+#include "runtime.hpp"
+
+#include <cuda.h>
+
+#include <mutex>
+#include <vector>
+
+namespace hkb::detail {
+
+namespace {
+
+Status cu_status(CUresult r, const char* call, hkb_status code = HKB_ERROR_RUNTIME) {
+  if (r == CUDA_SUCCESS) return Status::ok();
+  const char* name = "CUDA_ERROR_UNKNOWN";
+  const char* text = "unknown error";
+  cuGetErrorName(r, &name);
+  cuGetErrorString(r, &text);
+  if (r == CUDA_ERROR_OUT_OF_MEMORY) code = HKB_ERROR_OUT_OF_MEMORY;
+  if (r == CUDA_ERROR_NO_DEVICE || r == CUDA_ERROR_INVALID_DEVICE) code = HKB_ERROR_NO_DEVICE;
+  return error(code, std::string(call) + " failed: " + name + " (" + text + ")");
+}
+
+class CudaRuntime final : public Runtime {
+ public:
+  ~CudaRuntime() override {
+    for (size_t i = 0; i < contexts_.size(); ++i) {
+      if (contexts_[i] != nullptr) cuDevicePrimaryCtxRelease(static_cast<CUdevice>(i));
+    }
+  }
+  const char* name() const override { return "cuda"; }
+  const char* platform() const override { return "nvidia"; }
+
+  Status device_count(int* count) override {
+    Status s = init();
+    if (s.code == HKB_ERROR_NO_DEVICE) {
+      *count = 0;
+      return Status::ok();
+    }
+    HKB_RETURN_IF_ERROR(std::move(s));
+    int n = 0;
+    HKB_RETURN_IF_ERROR(cu_status(cuDeviceGetCount(&n), "cuDeviceGetCount"));
+    *count = n;
+    return Status::ok();
+  }
+  Status device_target(int ordinal, std::string* target) override {
+    HKB_RETURN_IF_ERROR(init());
+    int major = 0, minor = 0;
+    HKB_RETURN_IF_ERROR(cu_status(
+        cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, ordinal),
+        "cuDeviceGetAttribute"));
+    HKB_RETURN_IF_ERROR(cu_status(
+        cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, ordinal),
+        "cuDeviceGetAttribute"));
+    *target = "sm_" + std::to_string(major) + std::to_string(minor);
+    return Status::ok();
+  }
+  Status device_name(int ordinal, std::string* name) override {
+    HKB_RETURN_IF_ERROR(init());
+    char buf[256] = {};
+    HKB_RETURN_IF_ERROR(cu_status(cuDeviceGetName(buf, sizeof(buf), ordinal), "cuDeviceGetName"));
+    *name = buf;
+    return Status::ok();
+  }
+  Status bind_device(int ordinal) override {
+    HKB_RETURN_IF_ERROR(init());
+    CUcontext ctx = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (static_cast<size_t>(ordinal) >= contexts_.size()) contexts_.resize(ordinal + 1, nullptr);
+      if (contexts_[ordinal] == nullptr) {
+        HKB_RETURN_IF_ERROR(cu_status(cuDevicePrimaryCtxRetain(&contexts_[ordinal], ordinal),
+                                      "cuDevicePrimaryCtxRetain"));
+      }
+      ctx = contexts_[ordinal];
+    }
+    CUcontext current = nullptr;
+    if (cuCtxGetCurrent(&current) == CUDA_SUCCESS && current == ctx) return Status::ok();
+    return cu_status(cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+  }
+  Status module_load(const void* image, size_t, void** module, std::string* log) override {
+    char info[4096] = {}, err[4096] = {};
+    CUjit_option opts[] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+                           CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void* vals[] = {info, reinterpret_cast<void*>(sizeof(info)), err,
+                    reinterpret_cast<void*>(sizeof(err))};
+    CUmodule m = nullptr;
+    const CUresult r = cuModuleLoadDataEx(&m, image, 4, opts, vals);
+    *log = std::string(err) + (err[0] && info[0] ? "\n" : "") + info;
+    if (r != CUDA_SUCCESS) return cu_status(r, "cuModuleLoadDataEx", HKB_ERROR_MODULE_LOAD);
+    *module = m;
+    return Status::ok();
+  }
+  Status module_unload(void* module) override {
+    return cu_status(cuModuleUnload(static_cast<CUmodule>(module)), "cuModuleUnload");
+  }
+  Status module_function(void* module, const char* name, void** function) override {
+    CUfunction f = nullptr;
+    HKB_RETURN_IF_ERROR(cu_status(cuModuleGetFunction(&f, static_cast<CUmodule>(module), name),
+                                  "cuModuleGetFunction", HKB_ERROR_MODULE_LOAD));
+    *function = f;
+    return Status::ok();
+  }
+  Status launch(void* function, Dim3 g, Dim3 b, uint32_t shared, void* stream,
+                void** params) override {
+    return cu_status(cuLaunchKernel(static_cast<CUfunction>(function), g.x, g.y, g.z, b.x, b.y, b.z,
+                                    shared, static_cast<CUstream>(stream), params, nullptr),
+                     "cuLaunchKernel", HKB_ERROR_LAUNCH);
+  }
+  Status last_launch_error() override { return Status::ok(); }  // driver API reports at sync
+  Status device_synchronize() override {
+    return cu_status(cuCtxSynchronize(), "cuCtxSynchronize", HKB_ERROR_LAUNCH);
+  }
+  Status stream_create(void** stream) override {
+    CUstream s = nullptr;
+    HKB_RETURN_IF_ERROR(cu_status(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), "cuStreamCreate"));
+    *stream = s;
+    return Status::ok();
+  }
+  Status stream_destroy(void* stream) override {
+    return cu_status(cuStreamDestroy(static_cast<CUstream>(stream)), "cuStreamDestroy");
+  }
+  Status stream_synchronize(void* stream) override {
+    return cu_status(cuStreamSynchronize(static_cast<CUstream>(stream)), "cuStreamSynchronize",
+                     HKB_ERROR_LAUNCH);
+  }
+  Status mem_alloc(size_t bytes, uint64_t* ptr) override {
+    CUdeviceptr p = 0;
+    HKB_RETURN_IF_ERROR(cu_status(cuMemAlloc(&p, bytes), "cuMemAlloc"));
+    *ptr = p;
+    return Status::ok();
+  }
+  Status mem_free(uint64_t ptr) override { return cu_status(cuMemFree(ptr), "cuMemFree"); }
+  Status memcpy_htod(uint64_t dst, const void* src, size_t bytes) override {
+    return cu_status(cuMemcpyHtoD(dst, src, bytes), "cuMemcpyHtoD");
+  }
+  Status memcpy_dtoh(void* dst, uint64_t src, size_t bytes) override {
+    return cu_status(cuMemcpyDtoH(dst, src, bytes), "cuMemcpyDtoH");
+  }
+  Status memcpy_dtod(uint64_t dst, uint64_t src, size_t bytes) override {
+    return cu_status(cuMemcpyDtoD(dst, src, bytes), "cuMemcpyDtoD");
+  }
+  Status memset_d8(uint64_t dst, uint8_t value, size_t bytes) override {
+    return cu_status(cuMemsetD8(dst, value, bytes), "cuMemsetD8");
+  }
+
+ private:
+  Status init() {
+    std::call_once(init_once_, [this] { init_result_ = cuInit(0); });
+    if (init_result_ == CUDA_ERROR_NO_DEVICE) {
+      return error(HKB_ERROR_NO_DEVICE, "cuInit: no CUDA device");
+    }
+    return cu_status(init_result_, "cuInit");
+  }
+  std::once_flag init_once_;
+  CUresult init_result_ = CUDA_SUCCESS;
+  std::mutex mu_;
+  std::vector<CUcontext> contexts_;
+};
+
+}  // namespace
+
+std::unique_ptr<Runtime> make_platform_runtime() {
+  return std::make_unique<CudaRuntime>();
+}
+
+}  // namespace hkb::detail

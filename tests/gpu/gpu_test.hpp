@@ -1,0 +1,244 @@
+// Shared fixture and helpers of the GPU tests (ctest label `gpu`). Tests launch through the C++ API
+// (hkb.hpp) and, where a test says so, through the C ABI, with candle's launch geometry.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <hkb/hkb.hpp>
+
+#include "../reference/dtypes.hpp"
+
+#include <cstdint>
+#include <cstdlib>
+#include <functional>
+#include <optional>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace gpu_test {
+
+// A seed per test: HKB_TEST_SEED if set, else fresh. Printed on failure through SCOPED_TRACE.
+inline uint64_t test_seed() {
+  if (const char* s = std::getenv("HKB_TEST_SEED")) return std::strtoull(s, nullptr, 0);
+  return std::random_device{}() * 0x9E3779B97F4A7C15ull + std::random_device{}();
+}
+
+class GpuTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    int n = 0;
+    if (hkb_device_count(&n) != HKB_SUCCESS || n == 0) {
+      GTEST_SKIP() << "no GPU device: " << hkb_last_error();
+    }
+    device_.emplace(0);
+    seed_ = test_seed();
+    rng_.seed(seed_);
+  }
+
+  const hkb::Device& device() const { return *device_; }
+  std::mt19937_64& rng() { return rng_; }
+  uint64_t seed() const { return seed_; }
+  std::string seed_note() const {
+    return "seed " + std::to_string(seed_) + " (rerun with HKB_TEST_SEED=" + std::to_string(seed_) +
+           ")";
+  }
+
+  void launch(const std::string& name, const hkb::LaunchConfig& cfg, const hkb::LaunchArgs& args) {
+    device_->function(name).launch(cfg, args);
+    device_->synchronize();
+  }
+
+ private:
+  std::optional<hkb::Device> device_;
+  std::mt19937_64 rng_;
+  uint64_t seed_ = 0;
+};
+
+// A view over a base buffer: dims, element strides and start offset (candle's Layout).
+struct Layout {
+  std::vector<size_t> dims, strides;
+  size_t offset = 0;
+
+  static Layout contiguous(std::vector<size_t> dims) {
+    Layout l;
+    l.dims = dims;
+    l.strides.assign(dims.size(), 1);
+    for (size_t d = dims.size(); d-- > 1;) l.strides[d - 1] = l.strides[d] * dims[d];
+    return l;
+  }
+  size_t numel() const {
+    size_t n = 1;
+    for (size_t d : dims) n *= d;
+    return n;
+  }
+  // Elements the base buffer needs so every element of the view is in range.
+  size_t storage_size() const {
+    if (numel() == 0) return offset;
+    size_t last = offset;
+    for (size_t d = 0; d < dims.size(); ++d) last += (dims[d] - 1) * strides[d];
+    return last + 1;
+  }
+  // Offset (from the base, start offset included) of the i-th element in row-major order.
+  size_t index(size_t i) const {
+    size_t off = offset;
+    for (size_t d = dims.size(); d-- > 0;) {
+      off += (i % dims[d]) * strides[d];
+      i /= dims[d];
+    }
+    return off;
+  }
+  bool is_contiguous() const {
+    size_t expected = 1;
+    for (size_t d = dims.size(); d-- > 0;) {
+      if (dims[d] != 1 && strides[d] != expected) return false;
+      expected *= dims[d];
+    }
+    return true;
+  }
+  // [dims..., strides...] as candle's info array.
+  std::vector<size_t> info() const {
+    std::vector<size_t> v(dims);
+    v.insert(v.end(), strides.begin(), strides.end());
+    return v;
+  }
+  std::string str() const {
+    std::ostringstream os;
+    os << "dims[";
+    for (size_t d : dims) os << d << ",";
+    os << "] strides[";
+    for (size_t s : strides) os << s << ",";
+    os << "] offset " << offset;
+    return os.str();
+  }
+};
+
+// Views the tests sweep: contiguous, transposed (last two dims swapped), sliced with a start
+// offset and a step, and broadcast (stride 0) over the leading dim.
+inline std::vector<Layout> standard_layouts(size_t n) {
+  std::vector<Layout> v;
+  v.push_back(Layout::contiguous({n}));
+  if (n >= 6 && n % 3 == 0) {
+    Layout t = Layout::contiguous({3, n / 3});
+    std::swap(t.dims[0], t.dims[1]);
+    std::swap(t.strides[0], t.strides[1]);
+    v.push_back(t);
+  }
+  {
+    Layout s;
+    s.dims = {n};
+    s.strides = {2};
+    s.offset = 3;
+    v.push_back(s);
+  }
+  {
+    Layout b;
+    b.dims = {4, n / 4 + 1};
+    b.strides = {0, 1};
+    b.offset = 1;
+    if (b.numel() > 0) v.push_back(b);
+  }
+  return v;
+}
+
+// Random values of T. Floats: a spread of magnitudes with both signs; ints: the full range of the
+// smaller types, a symmetric window for wide ones.
+template <typename T>
+T random_value(std::mt19937_64& rng) {
+  if constexpr (ref::is_float_v<T>) {
+    std::uniform_real_distribution<double> mant(-4.0, 4.0);
+    return ref::from_double<T>(mant(rng));
+  } else if constexpr (sizeof(T) <= 2) {
+    return static_cast<T>(rng());
+  } else {
+    std::uniform_int_distribution<int64_t> d(-100000, 100000);
+    return static_cast<T>(d(rng));
+  }
+}
+template <typename T>
+std::vector<T> random_vector(std::mt19937_64& rng, size_t n) {
+  std::vector<T> v(n);
+  for (auto& x : v) x = random_value<T>(rng);
+  return v;
+}
+
+// Special values of a float type: NaN, +-inf (where T has them), -0.0, +0.0, the smallest
+// subnormal, the largest finite value and values beyond fp8's range (which must saturate).
+template <typename T>
+std::vector<double> special_values() {
+  std::vector<double> v = {std::numeric_limits<double>::quiet_NaN(),
+                           std::numeric_limits<double>::infinity(),
+                           -std::numeric_limits<double>::infinity(),
+                           -0.0,
+                           0.0,
+                           1.0,
+                           -1.5};
+  if constexpr (std::is_same_v<T, hkb::f16>) {
+    v.insert(v.end(), {5.960464477539063e-08, 65504.0, -65504.0});
+  } else if constexpr (std::is_same_v<T, hkb::bf16>) {
+    v.insert(v.end(), {9.183549615799121e-41, 3.3895313892515355e+38});
+  } else if constexpr (std::is_same_v<T, hkb::f8e4m3>) {
+    v.insert(v.end(), {0.001953125, 448.0, -448.0, 500.0, -1000.0});
+  } else if constexpr (std::is_same_v<T, float>) {
+    v.insert(v.end(), {1.401298464324817e-45, 3.4028234663852886e+38});
+  } else if constexpr (std::is_same_v<T, double>) {
+    v.insert(v.end(), {4.9406564584124654e-324, 1.7976931348623157e+308});
+  }
+  return v;
+}
+
+// A value that marks unwritten output: NaN-like bytes 0xA5 repeated.
+template <typename T>
+T poison() {
+  T v;
+  std::memset(&v, 0xA5, sizeof(T));
+  return v;
+}
+
+// Compare element-wise within `max_ulps`; reports the first few mismatches with their index.
+template <typename T>
+::testing::AssertionResult near_ulps(const std::vector<T>& got, const std::vector<T>& want,
+                                     double max_ulps) {
+  if (got.size() != want.size()) {
+    return ::testing::AssertionFailure() << "size " << got.size() << " vs expected " << want.size();
+  }
+  size_t bad = 0;
+  std::ostringstream os;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double d = ref::ulp_distance(got[i], want[i]);
+    if (!(d <= max_ulps)) {
+      if (bad < 5) {
+        os << "\n  [" << i << "] got " << ref::to_double(got[i]) << " want "
+           << ref::to_double(want[i]) << " (" << d << " ulp)";
+      }
+      ++bad;
+    }
+  }
+  if (bad == 0) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << bad << " of " << got.size() << " elements off by more than " << max_ulps << " ulp"
+         << os.str();
+}
+
+// Bitwise equality, for copies and fills.
+template <typename T>
+::testing::AssertionResult same_bits(const std::vector<T>& got, const std::vector<T>& want) {
+  if (got.size() != want.size()) {
+    return ::testing::AssertionFailure() << "size " << got.size() << " vs " << want.size();
+  }
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (!ref::same_bits(got[i], want[i])) {
+      return ::testing::AssertionFailure()
+             << "first difference at [" << i << "]: got " << ref::to_double(got[i]) << " want "
+             << ref::to_double(want[i]);
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// The test sizes of the foundation issue; families add their own.
+inline std::vector<size_t> standard_sizes() {
+  return {0, 1, 31, 1023, 1025, (1u << 20) + 3};
+}
+
+}  // namespace gpu_test

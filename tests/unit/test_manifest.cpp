@@ -1,0 +1,84 @@
+#include "manifest.hpp"
+
+#include <gtest/gtest.h>
+
+namespace {
+
+using hkb::detail::Manifest;
+using hkb::detail::ParamKind;
+using hkb::detail::parse_manifest;
+
+TEST(Manifest, ParsesModulesKernelsAndParameterSizes) {
+  Manifest m;
+  const char* json = R"({"module": "fill", "kernels": [
+    {"name": "fill_f32", "params": [["buf", "f32*"], ["value", "f32"], ["numel", "usize"]]},
+    {"name": "copy2d_bf16", "params": [["src", "const bf16*"], ["d1", "u32"], ["v", "bf16"], ["b", "bool"], ["q", "f8e4m3"]]}
+  ]})";
+  ASSERT_TRUE(parse_manifest(json, "test", &m).is_ok());
+  ASSERT_EQ(m.modules.size(), 1u);
+  ASSERT_EQ(m.kernels.size(), 2u);
+  EXPECT_EQ(m.kernels[0].name, "copy2d_bf16");  // sorted
+  const auto& p = m.kernels[0].params;
+  EXPECT_EQ(p[0].kind, ParamKind::kPointer);
+  EXPECT_EQ(p[0].size, 8u);
+  EXPECT_EQ(p[1].size, 4u);
+  EXPECT_EQ(p[2].size, 2u);
+  EXPECT_EQ(p[3].size, 1u);
+  EXPECT_EQ(p[4].size, 1u);
+  EXPECT_EQ(m.find("fill_f32"), 1);
+  EXPECT_EQ(m.find("fill_f3"), -1);
+  EXPECT_EQ(m.find(""), -1);
+}
+
+TEST(Manifest, NearestNamesComeFirst) {
+  Manifest m;
+  ASSERT_TRUE(parse_manifest(R"({"module": "a", "kernels": [
+    {"name": "affine_f32", "params": []}, {"name": "affine_f64", "params": []},
+    {"name": "fill_u8", "params": []}]})",
+                             "test", &m)
+                  .is_ok());
+  const auto near = m.nearest("affine_f33", 2);
+  ASSERT_EQ(near.size(), 2u);
+  EXPECT_EQ(near[0], "affine_f32");
+}
+
+struct BadManifest {
+  const char* json;
+  const char* expected;
+};
+
+class ManifestErrors : public ::testing::TestWithParam<BadManifest> {};
+
+TEST_P(ManifestErrors, AreReportedWithAReason) {
+  Manifest m;
+  const auto s = parse_manifest(GetParam().json, "bad.json", &m);
+  ASSERT_EQ(s.code, HKB_ERROR_CORRUPT_MANIFEST);
+  EXPECT_NE(s.message.find(GetParam().expected), std::string::npos) << s.message;
+  EXPECT_NE(s.message.find("bad.json"), std::string::npos) << s.message;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, ManifestErrors,
+    ::testing::Values(
+        BadManifest{"", "not valid JSON"},
+        BadManifest{R"({"module": "a", "kernels": [{"name": "x", "params": [["a", "u)",
+                    "not valid JSON"},
+        BadManifest{R"({"module": "a", "kernels": []})", "lists no kernels"},
+        BadManifest{R"({"format": 1, "modules": []})", "lists no kernels"},
+        BadManifest{R"([1, 2])", "lacks"},
+        BadManifest{R"({"module": "a", "kernels": [{"name": "x", "params": [["a", "float"]]}]})",
+                    "unknown parameter type 'float'"},
+        BadManifest{R"({"module": "a", "kernels": [{"name": "x", "params": [["a"]]}]})",
+                    "[name, type]"},
+        BadManifest{
+            R"({"format": 1, "modules": [{"module": "a", "kernels": [{"name": "x", "params": []}]},
+                     {"module": "b", "kernels": [{"name": "x", "params": []}]}]})",
+            "'x' listed twice"},
+        BadManifest{
+            R"({"format": 1, "modules": [{"module": "a", "kernels": [{"name": "x", "params": []}]},
+                     {"module": "a", "kernels": [{"name": "y", "params": []}]}]})",
+            "module 'a' listed twice"},
+        BadManifest{R"({"module": "a", "kernels": [{"name": "", "params": []}]})",
+                    "empty kernel name"}));
+
+}  // namespace
