@@ -36,6 +36,8 @@ class GpuTest : public ::testing::Test {
     rng_.seed(seed_);
   }
 
+  // Public so free helper functions of a test file can take the fixture.
+ public:
   const hkb::Device& device() const { return *device_; }
   std::mt19937_64& rng() { return rng_; }
   uint64_t seed() const { return seed_; }

@@ -5,6 +5,7 @@
 
 #include <hkb/hkb.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -129,8 +130,28 @@ const char* tag() {
   if constexpr (std::is_same_v<T, int16_t>) return "i16";
   if constexpr (std::is_same_v<T, int32_t>) return "i32";
   if constexpr (std::is_same_v<T, int64_t>) return "i64";
-  if constexpr (std::is_same_v<T, int64_t>) return "i64";
   return "?";
+}
+
+// Size of one unit in the last place of T at magnitude `m` (subnormal spacing below the
+// smallest normal).
+template <typename T>
+double ulp_at(double m) {
+  int mant_bits, min_exp;
+  if constexpr (std::is_same_v<T, f16>) {
+    mant_bits = 10, min_exp = -14;
+  } else if constexpr (std::is_same_v<T, bf16>) {
+    mant_bits = 7, min_exp = -126;
+  } else if constexpr (std::is_same_v<T, f8e4m3>) {
+    mant_bits = 3, min_exp = -6;
+  } else if constexpr (std::is_same_v<T, float>) {
+    mant_bits = 23, min_exp = -126;
+  } else {
+    mant_bits = 52, min_exp = -1022;
+  }
+  int e = m > 0 ? std::ilogb(m) : min_exp;
+  if (e < min_exp) e = min_exp;
+  return std::ldexp(1.0, e - mant_bits);
 }
 
 // Distance in units in the last place of T between two values of T (0 when equal, both NaN, or
@@ -146,24 +167,7 @@ double ulp_distance(T a, T b) {
     }
     if (x == y) return 0;
     if (std::isinf(x) || std::isinf(y)) return std::numeric_limits<double>::infinity();
-    // ulp of T at the larger magnitude
-    int mant_bits, min_exp;
-    if constexpr (std::is_same_v<T, f16>) {
-      mant_bits = 10, min_exp = -14;
-    } else if constexpr (std::is_same_v<T, bf16>) {
-      mant_bits = 7, min_exp = -126;
-    } else if constexpr (std::is_same_v<T, f8e4m3>) {
-      mant_bits = 3, min_exp = -6;
-    } else if constexpr (std::is_same_v<T, float>) {
-      mant_bits = 23, min_exp = -126;
-    } else {
-      mant_bits = 52, min_exp = -1022;
-    }
-    const double m = std::max(std::fabs(x), std::fabs(y));
-    int e = std::ilogb(m);
-    if (e < min_exp) e = min_exp;
-    const double ulp = std::ldexp(1.0, e - mant_bits);
-    return std::fabs(x - y) / ulp;
+    return std::fabs(x - y) / ulp_at<T>(std::max(std::fabs(x), std::fabs(y)));
   }
 }
 

@@ -10,6 +10,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
