@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs what hkb builds with, from Debian 12's archive. Run as root (or through sudo).
+set -euo pipefail
+pkgs=(cmake ninja-build g++ pkg-config python3 clang-format
+      hipcc libamdhip64-dev libamd-comgr-dev rocm-device-libs
+      libfmt-dev libspdlog-dev googletest libgtest-dev nlohmann-json3-dev libcli11-dev
+      libbenchmark-dev)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg -s "$p" > /dev/null 2>&1 || missing+=("$p")
+done
+command -v cargo > /dev/null 2>&1 || missing+=(cargo)
+if [ ${#missing[@]} -gt 0 ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

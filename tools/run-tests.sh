@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The test command: builds what is not built yet, then runs
+#   - the unit tests and the GPU tests (ctest; GPU tests skip with a message when no GPU is present),
+#   - the inventory check of every code object against the manifest and candle's ABI,
+#   - a compile of the nvidia flavour (kernels through nvcc, the CUDA driver backend),
+#   - the Rust crates' tests against the AMD build of libhkb.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=${HKB_JOBS:-$(nproc)}
+[ -f build/amd/CMakeCache.txt ] || cmake --preset amd
+cmake --build build/amd -j"$jobs"
+if build/amd/tools/hkb --help 2>/dev/null | grep -q check; then
+  echo "== hkb check (amd) =="
+  build/amd/tools/hkb check --bundle build/amd/bundle
+fi
+if command -v nvcc > /dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
+  echo "== nvidia flavour (compile) =="
+  [ -f build/nvidia/CMakeCache.txt ] || cmake --preset nvidia
+  cmake --build build/nvidia -j"$jobs"
+fi
+if [ -f rust/Cargo.toml ] && command -v cargo > /dev/null 2>&1; then
+  echo "== rust =="
+  HKB_LIB_DIR=$PWD/build/amd/loader cargo test --offline --manifest-path rust/Cargo.toml
+fi
+echo "== ctest (amd) =="
+ctest --test-dir build/amd --output-on-failure -j"$jobs"
