@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""PyTorch on the same GPU, same sizes as hkb's benchmarks: the ratios in the closing tables.
+
+Times each op with CUDA events (median of repeats after warm-up) and prints GB/s (bytes read +
+bytes written, counted as the hkb benchmarks count them) and the share of a device-to-device copy
+measured in the same run.
+"""
+import statistics
+
+import torch
+import torch.nn.functional as F
+
+
+def timed(fn, reps=20, batches=7):
+    fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(batches):
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(reps):
+            fn()
+        end.record()
+        torch.cuda.synchronize()
+        times.append(start.elapsed_time(end) / 1e3 / reps)
+    return statistics.median(times)
+
+
+def main():
+    dev = torch.device("cuda")
+    n = 64 * 1024 * 1024
+    a = torch.randn(n, device=dev)
+    b = torch.empty_like(a)
+    copy_s = timed(lambda: b.copy_(a))
+    copy_bw = 2 * a.numel() * 4 / copy_s
+    rows = []
+
+    def row(name, nbytes, fn):
+        s = timed(fn)
+        rows.append((name, s, nbytes / s))
+
+    for dt, size in ((torch.float32, 4), (torch.bfloat16, 2)):
+        x = torch.randn(n, device=dev).to(dt)
+        y = torch.randn(n, device=dev).to(dt)
+        out = torch.empty_like(x)
+        tag = "f32" if dt == torch.float32 else "bf16"
+        row(f"copy {tag}", 2 * n * size, lambda: out.copy_(x))
+        row(f"exp {tag}", 2 * n * size, lambda: torch.exp(x, out=out))
+        row(f"gelu(tanh) {tag}", 2 * n * size, lambda: out.copy_(F.gelu(x, approximate="tanh")))
+        row(f"add {tag}", 3 * n * size, lambda: torch.add(x, y, out=out))
+        m = x.view(8192, 8192)
+        r = torch.randn(1, 8192, device=dev).to(dt)
+        c = torch.randn(8192, 1, device=dev).to(dt)
+        o2 = torch.empty_like(m)
+        row(f"add bcast row {tag}", (2 * n + 8192) * size, lambda: torch.add(m, r, out=o2))
+        row(f"add bcast col {tag}", (2 * n + 8192) * size, lambda: torch.add(m, c, out=o2))
+        cond = (torch.rand(n, device=dev) > 0.5).to(torch.uint8)
+        row(f"where {tag}", n * (3 * size + 1), lambda: torch.where(cond.bool(), x, y))
+        row(f"transpose copy {tag}", 2 * n * size, lambda: o2.copy_(m.t()))
+    x32 = torch.randn(n, device=dev)
+    o16 = torch.empty(n, device=dev, dtype=torch.bfloat16)
+    row("cast f32->bf16", n * 6, lambda: o16.copy_(x32))
+    m = torch.randn(8192, 8192, device=dev)
+    sums = torch.empty(8192, device=dev)
+    row("sum last dim f32 8192x8192", m.numel() * 4, lambda: torch.sum(m, dim=-1, out=sums))
+    sm = torch.empty_like(m)
+    row("softmax f32 8192x8192", 2 * m.numel() * 4, lambda: torch.softmax(m, dim=-1, out=sm))
+    w = torch.randn(8192, device=dev)
+    row("rmsnorm f32 8192x8192", 2 * m.numel() * 4, lambda: F.rms_norm(m, (8192,), w, 1e-5))
+    table = torch.randn(32000, 4096, device=dev)
+    ids = torch.randint(0, 32000, (8192,), device=dev)
+    row("index_select 32000x4096 f32, 8192 ids", 2 * 8192 * 4096 * 4,
+        lambda: torch.index_select(table, 0, ids))
+    img = torch.randn(8, 64, 128, 128, device=dev)
+    row("upsample_nearest2d 8x64x128x128 x2", img.numel() * 4 * 5,
+        lambda: F.interpolate(img, scale_factor=2, mode="nearest"))
+
+    print(f"\nPyTorch {torch.__version__} on {torch.cuda.get_device_name()} "
+          f"(device-to-device copy: {copy_bw / 1e9:.1f} GB/s)")
+    print(f"{'op':44s} {'time us':>10s} {'GB/s':>10s} {'of copy':>8s}")
+    for name, s, bw in rows:
+        print(f"{name:44s} {s * 1e6:10.1f} {bw / 1e9:10.1f} {100 * bw / copy_bw:7.0f}%")
+
+
+if __name__ == "__main__":
+    main()
