@@ -1,0 +1,278 @@
+//! Raw FFI bindings to libhkb's C ABI, written by hand from `include/hkb/hkb.h`.
+//!
+//! Every item mirrors the header one to one; see the header for each function's contract. The
+//! safe API lives in the `hkb` crate.
+//!
+//! `hkb_status` is a C enum. It is bound as `c_int` plus constants rather than a Rust enum because
+//! a newer library may return a value this crate does not know, and a Rust enum holding an
+//! undeclared discriminant is undefined behaviour.
+#![no_std]
+#![allow(non_camel_case_types)]
+
+use core::ffi::{c_char, c_int, c_void};
+use core::marker::{PhantomData, PhantomPinned};
+
+pub const HKB_VERSION_MAJOR: c_int = 0;
+pub const HKB_VERSION_MINOR: c_int = 1;
+pub const HKB_VERSION_PATCH: c_int = 0;
+/// The ABI these bindings were written against; compare with what `hkb_version` reports.
+pub const HKB_ABI_VERSION: c_int = 1;
+
+pub type hkb_status = c_int;
+pub const HKB_SUCCESS: hkb_status = 0;
+pub const HKB_ERROR_INVALID_ARGUMENT: hkb_status = 1;
+pub const HKB_ERROR_NO_DEVICE: hkb_status = 2;
+pub const HKB_ERROR_UNKNOWN_KERNEL: hkb_status = 3;
+pub const HKB_ERROR_ARGUMENT_MISMATCH: hkb_status = 4;
+pub const HKB_ERROR_TARGET_MISSING: hkb_status = 5;
+pub const HKB_ERROR_CORRUPT_BUNDLE: hkb_status = 6;
+pub const HKB_ERROR_CORRUPT_MANIFEST: hkb_status = 7;
+pub const HKB_ERROR_MODULE_LOAD: hkb_status = 8;
+pub const HKB_ERROR_RUNTIME: hkb_status = 9;
+pub const HKB_ERROR_LAUNCH: hkb_status = 10;
+pub const HKB_ERROR_OUT_OF_MEMORY: hkb_status = 11;
+pub const HKB_ERROR_SHUT_DOWN: hkb_status = 12;
+pub const HKB_ERROR_IO: hkb_status = 13;
+
+/// The C names of the status constants, indexed by value.
+pub const HKB_STATUS_NAMES: [&str; 14] = [
+    "HKB_SUCCESS",
+    "HKB_ERROR_INVALID_ARGUMENT",
+    "HKB_ERROR_NO_DEVICE",
+    "HKB_ERROR_UNKNOWN_KERNEL",
+    "HKB_ERROR_ARGUMENT_MISMATCH",
+    "HKB_ERROR_TARGET_MISSING",
+    "HKB_ERROR_CORRUPT_BUNDLE",
+    "HKB_ERROR_CORRUPT_MANIFEST",
+    "HKB_ERROR_MODULE_LOAD",
+    "HKB_ERROR_RUNTIME",
+    "HKB_ERROR_LAUNCH",
+    "HKB_ERROR_OUT_OF_MEMORY",
+    "HKB_ERROR_SHUT_DOWN",
+    "HKB_ERROR_IO",
+];
+
+// Opaque handle targets: zero-sized, not constructible outside this crate, and neither Send, Sync
+// nor Unpin, so a raw pointer to one promises nothing the C library does not.
+#[repr(C)]
+pub struct hkb_context_s {
+    _data: [u8; 0],
+    _marker: PhantomData<(*mut u8, PhantomPinned)>,
+}
+#[repr(C)]
+pub struct hkb_function_s {
+    _data: [u8; 0],
+    _marker: PhantomData<(*mut u8, PhantomPinned)>,
+}
+#[repr(C)]
+pub struct hkb_stream_s {
+    _data: [u8; 0],
+    _marker: PhantomData<(*mut u8, PhantomPinned)>,
+}
+
+/// One per device, owned by the library.
+pub type hkb_context = *mut hkb_context_s;
+/// A kernel on one device, owned by its context.
+pub type hkb_function = *mut hkb_function_s;
+/// Null means the device's default stream.
+pub type hkb_stream = *mut hkb_stream_s;
+/// A device address, as cudarc's `CUdeviceptr`.
+pub type hkb_devptr = u64;
+
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct hkb_launch_config {
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub shared_mem_bytes: u32,
+}
+
+extern "C" {
+    pub fn hkb_version(major: *mut c_int, minor: *mut c_int, patch: *mut c_int, abi: *mut c_int);
+    pub fn hkb_platform() -> *const c_char;
+    pub fn hkb_status_string(status: hkb_status) -> *const c_char;
+    pub fn hkb_last_error() -> *const c_char;
+
+    pub fn hkb_init() -> hkb_status;
+    pub fn hkb_shutdown() -> hkb_status;
+
+    pub fn hkb_device_count(count: *mut c_int) -> hkb_status;
+    pub fn hkb_context_get(ordinal: c_int, ctx: *mut hkb_context) -> hkb_status;
+    pub fn hkb_context_ordinal(ctx: hkb_context, ordinal: *mut c_int) -> hkb_status;
+    pub fn hkb_context_target(ctx: hkb_context, buf: *mut c_char, len: usize) -> hkb_status;
+    pub fn hkb_context_synchronize(ctx: hkb_context) -> hkb_status;
+
+    pub fn hkb_function_get(
+        ctx: hkb_context,
+        name: *const c_char,
+        fn_: *mut hkb_function,
+    ) -> hkb_status;
+    pub fn hkb_function_name(fn_: hkb_function) -> *const c_char;
+    pub fn hkb_function_num_params(fn_: hkb_function) -> usize;
+    pub fn hkb_function_param_size(fn_: hkb_function, index: usize) -> usize;
+
+    pub fn hkb_launch_config_for_num_elems(n: u32) -> hkb_launch_config;
+
+    pub fn hkb_launch(
+        fn_: hkb_function,
+        config: *const hkb_launch_config,
+        stream: hkb_stream,
+        args: *const *mut c_void,
+        arg_sizes: *const usize,
+        num_args: usize,
+    ) -> hkb_status;
+
+    pub fn hkb_stream_create(ctx: hkb_context, stream: *mut hkb_stream) -> hkb_status;
+    pub fn hkb_stream_destroy(stream: hkb_stream) -> hkb_status;
+    pub fn hkb_stream_synchronize(stream: hkb_stream) -> hkb_status;
+
+    pub fn hkb_malloc(ctx: hkb_context, bytes: usize, ptr: *mut hkb_devptr) -> hkb_status;
+    pub fn hkb_free(ctx: hkb_context, ptr: hkb_devptr) -> hkb_status;
+    pub fn hkb_memcpy_htod(
+        ctx: hkb_context,
+        dst: hkb_devptr,
+        src: *const c_void,
+        bytes: usize,
+    ) -> hkb_status;
+    pub fn hkb_memcpy_dtoh(
+        ctx: hkb_context,
+        dst: *mut c_void,
+        src: hkb_devptr,
+        bytes: usize,
+    ) -> hkb_status;
+    pub fn hkb_memcpy_dtod(
+        ctx: hkb_context,
+        dst: hkb_devptr,
+        src: hkb_devptr,
+        bytes: usize,
+    ) -> hkb_status;
+    pub fn hkb_memset_d8(ctx: hkb_context, dst: hkb_devptr, value: u8, bytes: usize) -> hkb_status;
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use super::*;
+    use core::ffi::CStr;
+    use core::mem::{align_of, offset_of, size_of};
+    use core::ptr;
+    use std::string::String;
+
+    fn cstr(p: *const c_char) -> String {
+        assert!(!p.is_null());
+        unsafe { CStr::from_ptr(p) }.to_str().unwrap().into()
+    }
+
+    #[test]
+    fn launch_config_layout_matches_c() {
+        // struct { uint32_t grid[3]; uint32_t block[3]; uint32_t shared_mem_bytes; }
+        assert_eq!(size_of::<hkb_launch_config>(), 28);
+        assert_eq!(align_of::<hkb_launch_config>(), 4);
+        assert_eq!(offset_of!(hkb_launch_config, grid), 0);
+        assert_eq!(offset_of!(hkb_launch_config, block), 12);
+        assert_eq!(offset_of!(hkb_launch_config, shared_mem_bytes), 24);
+    }
+
+    #[test]
+    fn scalar_and_handle_sizes_match_c() {
+        // A C enum whose values fit in int is int-sized on every target hkb supports.
+        assert_eq!(size_of::<hkb_status>(), 4);
+        assert_eq!(size_of::<hkb_devptr>(), 8);
+        assert_eq!(size_of::<hkb_context>(), size_of::<*mut c_void>());
+        assert_eq!(size_of::<hkb_function>(), size_of::<*mut c_void>());
+        assert_eq!(size_of::<hkb_stream>(), size_of::<*mut c_void>());
+        assert_eq!(size_of::<hkb_context_s>(), 0);
+    }
+
+    #[test]
+    fn library_abi_matches_these_bindings() {
+        let (mut major, mut minor, mut patch, mut abi) = (-1, -1, -1, -1);
+        unsafe { hkb_version(&mut major, &mut minor, &mut patch, &mut abi) };
+        assert_eq!(abi, HKB_ABI_VERSION, "libhkb {major}.{minor}.{patch}");
+        assert_eq!(major, HKB_VERSION_MAJOR);
+        assert!(minor >= HKB_VERSION_MINOR, "libhkb {major}.{minor}.{patch}");
+    }
+
+    #[test]
+    fn platform_is_amd_or_nvidia() {
+        let p = cstr(unsafe { hkb_platform() });
+        assert!(p == "amd" || p == "nvidia", "hkb_platform() = {p:?}");
+    }
+
+    #[test]
+    fn status_strings_name_the_same_constants() {
+        // The library names each status after its C constant; equal names show that these
+        // constants carry the header's values.
+        for (value, name) in HKB_STATUS_NAMES.iter().enumerate() {
+            let s = cstr(unsafe { hkb_status_string(value as hkb_status) });
+            assert_eq!(s, *name, "status {value}");
+        }
+        // An unknown value still yields a string, never null.
+        let s = cstr(unsafe { hkb_status_string(1000) });
+        assert!(!s.is_empty());
+    }
+
+    #[test]
+    fn for_num_elems_is_returned_by_value() {
+        let c = unsafe { hkb_launch_config_for_num_elems(1025) };
+        assert_eq!(
+            c,
+            hkb_launch_config {
+                grid: [2, 1, 1],
+                block: [1024, 1, 1],
+                shared_mem_bytes: 0
+            }
+        );
+        let c = unsafe { hkb_launch_config_for_num_elems(0) };
+        assert_eq!(c.grid, [0, 1, 1]);
+        assert_eq!(c.block, [1024, 1, 1]);
+    }
+
+    #[test]
+    fn null_handles_are_rejected_with_a_message() {
+        let mut f: hkb_function = ptr::null_mut();
+        let status = unsafe { hkb_function_get(ptr::null_mut(), c"affine_f32".as_ptr(), &mut f) };
+        assert_eq!(status, HKB_ERROR_INVALID_ARGUMENT);
+        assert!(!cstr(unsafe { hkb_last_error() }).is_empty());
+        assert!(f.is_null());
+
+        let cfg = hkb_launch_config {
+            grid: [1, 1, 1],
+            block: [1, 1, 1],
+            shared_mem_bytes: 0,
+        };
+        let status = unsafe {
+            hkb_launch(
+                ptr::null_mut(),
+                &cfg,
+                ptr::null_mut(),
+                ptr::null(),
+                ptr::null(),
+                0,
+            )
+        };
+        assert_eq!(status, HKB_ERROR_INVALID_ARGUMENT);
+        assert!(!cstr(unsafe { hkb_last_error() }).is_empty());
+    }
+
+    #[test]
+    fn out_of_range_ordinal_is_no_device() {
+        let mut count: c_int = -1;
+        let counted = unsafe { hkb_device_count(&mut count) };
+        let mut ctx: hkb_context = ptr::null_mut();
+        if counted != HKB_SUCCESS {
+            // The runtime itself is unusable here; any context request must fail too.
+            let status = unsafe { hkb_context_get(0, &mut ctx) };
+            assert_ne!(status, HKB_SUCCESS);
+            return;
+        }
+        let status = unsafe { hkb_context_get(count, &mut ctx) };
+        assert_eq!(
+            status, HKB_ERROR_NO_DEVICE,
+            "ordinal {count} of {count} devices"
+        );
+        assert!(!cstr(unsafe { hkb_last_error() }).is_empty());
+        assert!(ctx.is_null());
+    }
+}
