@@ -51,8 +51,10 @@ grep -E "^\[  FAILED  \]|Failure|error" "$logs/gpu.log" | head -60
 summary+=("gpu: rc $gpu_rc, $(grep -E '^\[  PASSED  \]' "$logs/gpu.log") $(grep -E '^\[  FAILED  \] [0-9]+ test' "$logs/gpu.log") $(grep -E '^\[  SKIPPED \] [0-9]+ test' "$logs/gpu.log")")
 HKB_DEBUG_SYNC=1 build/nvidia/tests/hkb_gpu_tests --gtest_filter='LoaderTest.*:GpuTest.*' --gtest_brief=1 > "$logs/gpu-debug-sync.log" 2>&1
 summary+=("gpu with HKB_DEBUG_SYNC=1 (loader subset): rc $?")
-if [ -x rust/run-device-tests.sh ] && [ -d rust/target/debug ]; then
-  rust/run-device-tests.sh "$root/build/nvidia/loader" > "$logs/rust.log" 2>&1
+# Rust: binaries staged on a machine with cargo by tools/stage-rust-tests.sh (carried as .rustbin).
+if [ -x rust/run-device-tests.sh ] && [ -d .rustbin ]; then
+  HKB_RUST_TARGET_DIR=$root/.rustbin rust/run-device-tests.sh "$root/build/nvidia/loader" \
+    > "$logs/rust.log" 2>&1
   rc=$?
   tail -15 "$logs/rust.log"
   summary+=("rust: rc $rc")
