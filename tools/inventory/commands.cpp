@@ -1,0 +1,92 @@
+#include "commands.hpp"
+
+#include "inventory.hpp"
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+namespace hkb_tool {
+
+namespace {
+
+struct Settings {
+  CheckOptions check{HKB_INVENTORY_BUNDLE_DIR, HKB_INVENTORY_MANIFEST, HKB_INVENTORY_CANDLE_ABI};
+  bool no_candle = false;
+  bool check_json = false;
+  ReportOptions report{HKB_INVENTORY_BUNDLE_DIR, ""};
+  bool report_json = false;
+  bool fail_on_spill = false;
+  std::string info_file;
+  bool info_json = false;
+};
+
+void finish(bool ok) {
+  std::fflush(stdout);
+  if (!ok) throw CLI::RuntimeError(1);
+}
+
+}  // namespace
+
+void add_inventory_commands(CLI::App& app) {
+  auto s = std::make_shared<Settings>();
+
+  auto* check = app.add_subcommand(
+      "check",
+      "Check every code object against the manifest and the manifest against candle's ABI");
+  check->add_option("--bundle", s->check.bundle_dir, "Directory of <module>.hsaco/.fatbin files")
+      ->capture_default_str();
+  check->add_option("--manifest", s->check.manifest_path, "Combined or module manifest (JSON)")
+      ->capture_default_str();
+  check->add_option("--candle-abi", s->check.candle_abi_path, "candle's ABI table (TSV)")
+      ->capture_default_str();
+  check->add_flag("--no-candle", s->no_candle, "Skip the coverage of candle's ABI");
+  check->add_flag("--require-all-modules", s->check.require_all_modules,
+                  "Fail when a module of candle's ABI is absent from the manifest");
+  check->add_flag("--json", s->check_json, "Machine-readable output");
+  check->callback([s] {
+    CheckOptions o = s->check;
+    if (s->no_candle) o.candle_abi_path.clear();
+    const CheckResult r = run_check(o);
+    if (s->check_json) {
+      std::cout << check_json(r).dump(1) << "\n";
+    } else {
+      std::cout << check_text(r);
+    }
+    finish(r.ok());
+  });
+
+  auto* report = app.add_subcommand(
+      "report", "Registers, spills, LDS, scratch and occupancy of every kernel on every target");
+  report->add_option("--bundle", s->report.bundle_dir, "Directory of <module>.hsaco/.fatbin files")
+      ->capture_default_str();
+  report->add_option("--target", s->report.target, "Only this target (gfx90a, gfx90a:xnack-, ...)");
+  report->add_flag("--json", s->report_json, "Machine-readable output");
+  report->add_flag("--fail-on-spill", s->fail_on_spill, "Exit non-zero when any kernel spills");
+  report->callback([s] {
+    const ReportResult r = run_report(s->report);
+    if (s->report_json) {
+      std::cout << report_json(r).dump(1) << "\n";
+    } else {
+      std::cout << report_text(r);
+    }
+    finish(r.errors.empty() && !(s->fail_on_spill && r.spilling > 0));
+  });
+
+  auto* info =
+      app.add_subcommand("info", "Targets, kernels and kernarg layouts of one code object");
+  info->add_option("file", s->info_file, "A .hsaco bundle, AMDGPU ELF, fatbin or cubin")
+      ->required();
+  info->add_flag("--json", s->info_json, "Machine-readable output");
+  info->callback([s] {
+    const InfoResult r = run_info(s->info_file);
+    if (s->info_json) {
+      std::cout << info_json(r).dump(1) << "\n";
+    } else {
+      std::cout << info_text(r);
+    }
+    finish(r.ok());
+  });
+}
+
+}  // namespace hkb_tool
