@@ -21,6 +21,16 @@
 #define HKB_DEVICE __device__ __forceinline__
 #define HKB_GLOBAL extern "C" __global__
 
+// Occupancy bound for a kernel, written between HKB_GLOBAL's `void` and the name: blocks of at
+// most `max_threads`, and on NVIDIA a register cap so `min_blocks` such blocks stay resident per
+// multiprocessor (64K registers / (1024 * 2) = 32 per thread). HIP's second launch-bounds argument
+// means something else, so AMD gets the block-size bound only.
+#if defined(HKB_PLATFORM_AMD)
+#define HKB_OCCUPANCY(max_threads, min_blocks) __launch_bounds__(max_threads)
+#else
+#define HKB_OCCUPANCY(max_threads, min_blocks) __launch_bounds__(max_threads, min_blocks)
+#endif
+
 // Hardware wave width of the code being compiled. AMD CDNA (gfx9xx) runs 64-lane wavefronts and
 // RDNA (gfx10xx+) 32 by default; clang defines __AMDGCN_WAVEFRONT_SIZE per target in device code.
 #if defined(HKB_PLATFORM_AMD)
@@ -87,6 +97,18 @@ HKB_DEVICE T shfl_idx(T v, int src_lane, int width) {
   return __shfl_sync(0xffffffffu, v, src_lane, width);
 #endif
 }
+// shfl_xor for a block smaller than a wave: only lanes [0, width) of the wave exist (e.g. a
+// 32-thread block on a 64-lane CDNA wave, or a 16-thread block on NVIDIA). `width` is a power of
+// two <= HKB_WAVE_SIZE; NVIDIA needs the member mask to name exactly the lanes that exist.
+template <typename T>
+HKB_DEVICE T shfl_xor_first(T v, int lane_mask, int width) {
+#if defined(HKB_PLATFORM_AMD)
+  return __shfl_xor(v, lane_mask, width);
+#else
+  const unsigned members = width >= 32 ? 0xffffffffu : ((1u << width) - 1u);
+  return __shfl_xor_sync(members, v, lane_mask, width);
+#endif
+}
 
 // Atomics on global or shared memory. Native on both vendors for these types.
 HKB_DEVICE float atomic_add(float* p, float v) {
@@ -113,6 +135,17 @@ HKB_DEVICE uint32_t atomic_cas(uint32_t* p, uint32_t expected, uint32_t desired)
 }
 HKB_DEVICE uint64_t atomic_cas(uint64_t* p, uint64_t expected, uint64_t desired) {
   return atomicCAS(reinterpret_cast<unsigned long long*>(p), expected, desired);
+}
+
+// a * b rounded once and never fused with a neighbouring add into an FMA, for results that must
+// equal a reference evaluated without contraction (both front ends contract by default).
+HKB_DEVICE double mul_rn(double a, double b) {
+#if defined(HKB_PLATFORM_AMD)
+#pragma clang fp contract(off)
+  return a * b;
+#else
+  return __dmul_rn(a, b);
+#endif
 }
 
 // Block-wide barrier (same spelling on both vendors; named here so kernels never spell a vendor).

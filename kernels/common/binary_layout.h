@@ -1,0 +1,319 @@
+// Layout drivers of the multi-input elementwise families (binary ops, where): K inputs, each with
+// its own strides over shared dims, one contiguous output. candle passes the layout as
+// info = [dims, strides of input 0, strides of input 1, ...] (K + 1 arrays of num_dims size_t);
+// a null info means every input is contiguous. Broadcasting is stride 0.
+//
+// Speed: candle computes the strided offset of every element of every input with a chain of
+// 64-bit divisions and moves one element per thread. Here the dims are first merged from the
+// innermost one outwards while every input stays linear over them (a "row" of `row_len` elements
+// with one stride per input: 1 = contiguous, 0 = broadcast), then each thread handles a pack of V
+// consecutive outputs (16 bytes of the widest operand): one division chain per pack, shared by all
+// inputs and 32-bit where the values fit, then a 16-byte load for each input contiguous along the
+// row, a single load for each input broadcast along it (any other run is gathered element by
+// element), and one 16-byte store. Row vector ([R,C] op [1,C]) and column vector ([R,C] op [R,1])
+// broadcasts therefore run as one division per pack.
+//
+// Work split: candle's geometry launches one thread per element, but a thread here covers V
+// elements, so only every V-th block has work. The busy blocks are spread evenly over the grid
+// (rather than being the first ones, with a tail of empty blocks at the end) so the launch of the
+// idle blocks overlaps the memory traffic of the busy ones; an idle block leaves before it reads
+// the layout. Any grid of at least one thread is correct: a grid too small for one pack per thread
+// makes every thread loop.
+//
+// Registers: candle launches 1024-thread blocks, so a kernel above 32 registers per thread (NVIDIA)
+// fits one block per SM instead of two, and then the idle blocks stall the SM. Hence loops kept
+// rolled (`#pragma unroll 1`: they run once per thread under candle's geometry anyway), gathers
+// computed element by element rather than as whole packs, and one 64-bit element path shared by
+// every case that needs it. f32/f64/f16/bf16/i32/i64 binary kernels and where on 2-byte and wider
+// values stay at 32 registers on sm_90; 1-byte element types (16 per pack) take more.
+#pragma once
+
+#include "elementwise.h"
+
+namespace hkb {
+
+// q = a / d and *r = a % d, in 32-bit arithmetic when both fit (64-bit division costs several
+// times as much on both vendors).
+HKB_DEVICE uint64_t divmod(uint64_t a, uint64_t d, uint64_t* r) {
+  if ((a | d) <= 0xFFFFFFFFull) {
+    const uint32_t a32 = static_cast<uint32_t>(a), d32 = static_cast<uint32_t>(d);
+    const uint32_t q = a32 / d32;
+    *r = a32 - q * d32;
+    return q;
+  }
+  const uint64_t q = a / d;
+  *r = a - q * d;
+  return q;
+}
+
+// The units (packs or elements) this thread handles: begin, begin + step, ... while < units.
+// The threads of the busy blocks hold the begins [0, step) between them, so a grid-stride loop of
+// any other unit count over the same range also covers all its units. The threads of an idle block
+// get begin = kIdle.
+struct UnitRange {
+  uint64_t begin;
+  uint64_t step;
+};
+constexpr uint64_t kIdle = ~0ull;
+
+HKB_DEVICE UnitRange spread_units(uint64_t units) {
+  const uint32_t grid = gridDim.x;
+  const uint32_t block = blockDim.x;
+  const uint32_t b = blockIdx.x;
+  uint64_t rem;
+  uint64_t need = divmod(units, block, &rem);
+  need += rem != 0 ? 1 : 0;
+  if (need == 0) return {kIdle, 1};
+  const uint32_t active = need < grid ? static_cast<uint32_t>(need) : grid;
+  const uint32_t spacing = grid / active;
+  const uint32_t slot = b / spacing;
+  if (slot * spacing != b || slot >= active) return {kIdle, 1};
+  return {static_cast<uint64_t>(slot) * block + threadIdx.x, static_cast<uint64_t>(active) * block};
+}
+
+// Element i of every input after merging the dims from the innermost outwards while every input
+// stays linear over them: i lies in row i / row_len at column i % row_len, and input k's element
+// is at row_offset_k(row) + column * inner_stride[k]. Dims [0, outer_dims) index the row; size-1
+// dims among them contribute nothing and are skipped. All 32-bit: a row layout is used only when
+// the element count and every input's largest offset fit in 31 bits, so packs, columns and offsets
+// cannot overflow; larger views take map_elements.
+template <int K>
+struct RowLayout {
+  const size_t* info;
+  uint32_t num_dims;
+  uint32_t row_len;
+  uint32_t inner_stride[K];
+  uint32_t outer_dims;
+  uint32_t first_outer;  // outermost dim of size > 1: its index is the rest of the row, no modulo
+
+  HKB_DEVICE void row_offsets(uint32_t row, uint32_t (&off)[K]) const {
+#pragma unroll
+    for (int k = 0; k < K; ++k) off[k] = 0;
+#pragma unroll 1
+    for (uint32_t d = outer_dims; d-- > first_outer;) {
+      const uint32_t size = static_cast<uint32_t>(info[d]);
+      if (size == 1) continue;
+      uint32_t idx = row;
+      if (d != first_outer) {
+        const uint32_t q = row / size;
+        idx = row - q * size;
+        row = q;
+      }
+#pragma unroll
+      for (int k = 0; k < K; ++k) {
+        off[k] += idx * static_cast<uint32_t>(info[(k + 1) * num_dims + d]);
+      }
+    }
+  }
+};
+
+enum class LayoutKind { kDense, kRows, kWide };
+
+// Classifies the layout of n > 0 elements: every input contiguous (dense), a 32-bit row layout
+// (filled into *l), or one that needs 64-bit offsets (wide).
+template <int K>
+HKB_DEVICE LayoutKind analyze_layout(uint64_t n, uint64_t num_dims, const size_t* info,
+                                     RowLayout<K>* l) {
+  if (info == nullptr) return LayoutKind::kDense;
+  const size_t* dims = info;
+  uint64_t d = num_dims;  // dims [0, d) are not merged yet
+  while (d > 0 && dims[d - 1] == 1) --d;
+  uint64_t row_len = 1;
+  uint64_t inner[K];
+#pragma unroll
+  for (int k = 0; k < K; ++k) inner[k] = 1;
+  if (d > 0) {
+    --d;
+    row_len = dims[d];
+#pragma unroll
+    for (int k = 0; k < K; ++k) inner[k] = info[(k + 1) * num_dims + d];
+    while (d > 0) {
+      const uint64_t size = dims[d - 1];
+      if (size != 1) {
+        bool linear = true;
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+          linear = linear && info[(k + 1) * num_dims + d - 1] == row_len * inner[k];
+        }
+        if (!linear) break;
+        row_len *= size;
+      }
+      --d;
+    }
+  }
+  bool dense = d == 0;
+#pragma unroll
+  for (int k = 0; k < K; ++k) dense = dense && inner[k] == 1;
+  if (dense) return LayoutKind::kDense;
+
+  constexpr uint64_t kLimit = 0x7FFFFFFFull;
+  bool fits = n <= kLimit;
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    uint64_t extent = 0;
+    for (uint64_t e = 0; e < num_dims; ++e) extent += (dims[e] - 1) * info[(k + 1) * num_dims + e];
+    fits = fits && extent <= kLimit;
+  }
+  if (!fits) return LayoutKind::kWide;
+
+  l->info = info;
+  l->num_dims = static_cast<uint32_t>(num_dims);
+  l->row_len = static_cast<uint32_t>(row_len);
+#pragma unroll
+  for (int k = 0; k < K; ++k) l->inner_stride[k] = static_cast<uint32_t>(inner[k]);
+  l->outer_dims = static_cast<uint32_t>(d);
+  uint32_t first = 0;
+  while (first < d && dims[first] == 1) ++first;
+  l->first_outer = first;
+  return LayoutKind::kRows;
+}
+
+// Whether the run p[off + j * stride], j < V, is one aligned vector or one broadcast value.
+template <int V, typename T, typename I>
+HKB_DEVICE bool is_vector_run(const T* p, I off, I stride) {
+  return stride == 0 || (stride == 1 && is_aligned(p + off, sizeof(T) * V));
+}
+
+// v[j] = p[off + j * stride] for j < V, for a run where is_vector_run holds: one 16-byte load, or
+// one load of the broadcast value. Bodies compute other runs element by element (gathers), which
+// keeps only one pack per operand in registers on this path.
+template <int V, typename T, typename I>
+HKB_DEVICE void load_vector_run(const T* p, I off, I stride, T (&v)[V]) {
+  if (stride == 0) {
+    const T x = p[off];
+#pragma unroll
+    for (int j = 0; j < V; ++j) v[j] = x;
+  } else {
+    const Pack<T, V> pack = *reinterpret_cast<const Pack<T, V>*>(p + off);
+#pragma unroll
+    for (int j = 0; j < V; ++j) v[j] = pack.v[j];
+  }
+}
+
+// The drivers below take the units this thread handles from map_layout: packs of V outputs, or
+// single elements when V = 1.
+
+// Every input contiguous: pack p covers elements [p * V, p * V + V) of every operand.
+template <int K, int V, typename TO, typename Body>
+HKB_DEVICE void map_dense(uint64_t n, UnitRange range, TO* out, const Body& body) {
+  const uint64_t packs = n / V + (n % V != 0 ? 1 : 0);
+  uint64_t ones[K];
+#pragma unroll
+  for (int k = 0; k < K; ++k) ones[k] = 1;
+#pragma unroll 1
+  for (uint64_t p = range.begin; p < packs; p += range.step) {
+    const uint64_t i0 = p * V;
+    uint64_t off[K];
+    if (i0 + V <= n) {
+#pragma unroll
+      for (int k = 0; k < K; ++k) off[k] = i0;
+      Pack<TO, V> res;
+      body.template run<V>(off, ones, res.v);
+      reinterpret_cast<Pack<TO, V>*>(out)[p] = res;
+    } else {
+#pragma unroll 1
+      for (uint64_t i = i0; i < n; ++i) {
+#pragma unroll
+        for (int k = 0; k < K; ++k) off[k] = i;
+        TO res[1];
+        body.template run<1>(off, ones, res);
+        out[i] = res[0];
+      }
+    }
+  }
+}
+
+// Strided / broadcast inputs merged into rows (see RowLayout): one division chain per pack.
+template <int K, int V, typename TO, typename Body>
+HKB_DEVICE void map_rows(uint32_t n, UnitRange range, const RowLayout<K>& l, TO* out,
+                         const Body& body) {
+  const uint32_t packs = n / V + (n % V != 0 ? 1 : 0);
+#pragma unroll 1
+  for (uint64_t p = range.begin; p < packs; p += range.step) {
+    const uint32_t i0 = static_cast<uint32_t>(p) * V;
+    uint32_t row = i0 / l.row_len;
+    uint32_t col = i0 - row * l.row_len;
+    uint32_t base[K], off[K];
+    l.row_offsets(row, base);
+    if (i0 + V <= n && col + V <= l.row_len) {
+#pragma unroll
+      for (int k = 0; k < K; ++k) off[k] = base[k] + col * l.inner_stride[k];
+      Pack<TO, V> res;
+      body.template run<V>(off, l.inner_stride, res.v);
+      reinterpret_cast<Pack<TO, V>*>(out)[p] = res;
+    } else {
+      // The pack crosses a row boundary or is the partial last one: element by element, stepping
+      // the column and recomputing the row offsets only when the row changes.
+      const uint32_t end = n - i0 < V ? n : i0 + V;
+#pragma unroll 1
+      for (uint32_t i = i0; i < end; ++i) {
+        if (col == l.row_len) {
+          col = 0;
+          ++row;
+          l.row_offsets(row, base);
+        }
+#pragma unroll
+        for (int k = 0; k < K; ++k) off[k] = base[k] + col * l.inner_stride[k];
+        TO res[1];
+        body.template run<1>(off, l.inner_stride, res);
+        out[i] = res[0];
+        ++col;
+      }
+    }
+  }
+}
+
+// A strided layout (info not null) with 64-bit offsets, one element per step: views whose element
+// count or offsets need more than 31 bits, and outputs not aligned for packs. `range` may come from
+// a split into packs: its begins cover [0, step) all the same.
+template <int K, typename TO, typename Body>
+HKB_DEVICE void map_elements(uint64_t n, UnitRange range, uint64_t num_dims, const size_t* info,
+                             TO* out, const Body& body) {
+#pragma unroll 1
+  for (uint64_t i = range.begin; i < n; i += range.step) {
+    uint64_t off[K];
+#pragma unroll
+    for (int k = 0; k < K; ++k) off[k] = 0;
+    uint64_t rest = i;
+#pragma unroll 1
+    for (uint64_t d = num_dims; d-- > 0;) {
+      const uint64_t size = info[d];
+      if (size == 1) continue;
+      uint64_t idx;
+      rest = divmod(rest, size, &idx);
+#pragma unroll
+      for (int k = 0; k < K; ++k) off[k] += idx * info[(k + 1) * num_dims + d];
+    }
+    TO res[1];
+    body.template run<1>(off, off, res);
+    out[i] = res[0];
+  }
+}
+
+// out[i] = body(element i of every input) for i < n, out contiguous. `Body::run<W>(off, stride,
+// res)` computes W consecutive outputs whose input k elements are at off[k] + j * stride[k]. V is
+// the pack width: 16 bytes of the widest operand. The work is split before the layout is read, so
+// the idle blocks (most of them under candle's geometry) leave at once.
+template <int K, int V, typename TO, typename Body>
+HKB_DEVICE void map_layout(uint64_t n, uint64_t num_dims, const size_t* info, TO* out,
+                           const Body& body) {
+  if (n == 0) return;
+  const bool packed = is_aligned(out, sizeof(TO) * V);
+  const UnitRange range = spread_units(packed ? n / V + (n % V != 0 ? 1 : 0) : n);
+  if (range.begin == kIdle) return;
+  RowLayout<K> l;
+  const LayoutKind kind = analyze_layout<K>(n, num_dims, info, &l);
+  if (kind == LayoutKind::kDense) {
+    if (packed) {
+      map_dense<K, V>(n, range, out, body);
+    } else {
+      map_dense<K, 1>(n, range, out, body);
+    }
+  } else if (kind == LayoutKind::kRows && packed) {
+    map_rows<K, V>(static_cast<uint32_t>(n), range, l, out, body);
+  } else {
+    map_elements<K>(n, range, num_dims, info, out, body);
+  }
+}
+
+}  // namespace hkb
