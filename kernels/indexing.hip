@@ -1,0 +1,365 @@
+// INDEXING: index_select (`is_`), gather (`gather_`), index_add (`ia_`), scatter (`s_`) and
+// scatter_add (`sa_`), named `<op>_<index dtype>_<value dtype>` with candle's parameter lists and
+// launch geometry (cudarc's for_num_elems over the outputs, or over left_size * right_size for the
+// three writing ops). Every loop is grid-stride over 64-bit indices, so any grid is correct.
+//
+// Semantics (the contract hkb keeps, including where it departs from candle):
+// - Shapes: the indexed dim splits a tensor into (left, dim, right). index_select: out is
+//   (left, ids_dim_size, right), out[l, i, r] = inp[l, ids[i], r]. gather: ids and out are
+//   (left, ids_dim_size, right), out[l, i, r] = inp[l, ids[l, i, r], r]. index_add: for each i <
+//   ids_dim_size, out[l, ids[i], r] += inp[l, i, r]. scatter / scatter_add: ids and inp are
+//   (left, src_dim_size, right), out[l, ids[l, i, r], r] = (or +=) inp[l, i, r].
+// - Sentinel: an id equal to the index dtype's maximum (u8 0xFF, u32 0xFFFFFFFF, i16 0x7FFF,
+//   i32 0x7FFFFFFF, i64 INT64_MAX) gives 0 (all bits clear) in index_select and gather and is
+//   skipped by index_add, scatter and scatter_add, for every value dtype (candle skips no sentinel
+//   in its fp8 index_add/scatter_add; hkb treats all dtypes alike). A u8 id of 0xFF is the sentinel
+//   even when the indexed dim has more than 255 entries.
+// - Out of range: candle traps with a device assert on an id outside [0, dim). hkb never reads or
+//   writes out of bounds and never traps: such an id (negative ones included) behaves exactly like
+//   the sentinel (0 for select/gather, skipped for the writing ops).
+// - Determinism: index_add, scatter and scatter_add give each (l, r) column to one thread, which
+//   walks the ids in increasing order. Duplicate ids therefore accumulate in index order with the
+//   value dtype's rounding after every addition (f16/bf16/f8 add in float and round once per step,
+//   like candle's arithmetic in T), and for scatter the last duplicate wins. Results are the same
+//   bits on every run and every grid. No atomics.
+// - index_select's info array describes ids (candle passes [ids dims, ids strides]); hkb reads ids
+//   through it. candle applies that layout to the source offset instead, which only agrees for
+//   contiguous ids (the layout candle's own callers produce). inp must be contiguous, as candle
+//   requires.
+// - index_add walks min(ids_dim_size, src_dim_size) ids, so a src shorter than ids is never read
+//   past its end (candle's tensor op makes the two equal).
+// - index_select and gather write min(numel, left * ids_dim_size * right) outputs.
+// - Integer additions wrap (two's complement).
+#include "common/dtypes.h"
+#include "common/strided.h"
+
+namespace {
+
+// a / b and a % b with 32-bit hardware division when both fit (several times cheaper than the
+// 64-bit routine on both vendors).
+struct DivMod {
+  uint64_t q, r;
+};
+HKB_DEVICE DivMod divmod(uint64_t a, uint64_t b) {
+  if ((a | b) <= 0xFFFFFFFFull) {
+    const uint32_t q = static_cast<uint32_t>(a) / static_cast<uint32_t>(b);
+    return {q, a - static_cast<uint64_t>(q) * b};
+  }
+  const uint64_t q = a / b;
+  return {q, a - q * b};
+}
+
+template <typename I>
+HKB_DEVICE I sentinel();
+template <>
+HKB_DEVICE uint8_t sentinel<uint8_t>() {
+  return 0xFF;
+}
+template <>
+HKB_DEVICE uint32_t sentinel<uint32_t>() {
+  return 0xFFFFFFFFu;
+}
+template <>
+HKB_DEVICE int16_t sentinel<int16_t>() {
+  return 0x7FFF;
+}
+template <>
+HKB_DEVICE int32_t sentinel<int32_t>() {
+  return 0x7FFFFFFF;
+}
+template <>
+HKB_DEVICE int64_t sentinel<int64_t>() {
+  return 0x7FFFFFFFFFFFFFFFll;
+}
+
+// True and the position in [0, dim) when `id` addresses an entry; false for the sentinel and for
+// anything out of range.
+template <typename I>
+HKB_DEVICE bool resolve(I id, uint64_t dim, uint64_t& pos) {
+  if (id == sentinel<I>()) return false;
+  const int64_t v = static_cast<int64_t>(id);
+  if (v < 0 || static_cast<uint64_t>(v) >= dim) return false;
+  pos = static_cast<uint64_t>(v);
+  return true;
+}
+
+// a + b in the value dtype: reduced floats in float with one rounding, integers wrapping.
+template <typename T>
+HKB_DEVICE T add_values(T a, T b) {
+  return static_cast<T>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
+HKB_DEVICE float add_values(float a, float b) {
+  return a + b;
+}
+HKB_DEVICE double add_values(double a, double b) {
+  return a + b;
+}
+HKB_DEVICE hkb::f16 add_values(hkb::f16 a, hkb::f16 b) {
+  return hkb::narrow<hkb::f16>(hkb::widen(a) + hkb::widen(b));
+}
+HKB_DEVICE hkb::bf16 add_values(hkb::bf16 a, hkb::bf16 b) {
+  return hkb::narrow<hkb::bf16>(hkb::widen(a) + hkb::widen(b));
+}
+HKB_DEVICE hkb::f8e4m3 add_values(hkb::f8e4m3 a, hkb::f8e4m3 b) {
+  return hkb::narrow<hkb::f8e4m3>(hkb::widen(a) + hkb::widen(b));
+}
+
+// Raw storage words that index_select moves: a row chunk of B bytes, copied bit for bit.
+template <int B>
+struct Word;
+template <>
+struct Word<16> {
+  using type = uint4;
+  static HKB_DEVICE type zero() { return make_uint4(0, 0, 0, 0); }
+};
+template <>
+struct Word<8> {
+  using type = uint2;
+  static HKB_DEVICE type zero() { return make_uint2(0, 0); }
+};
+template <>
+struct Word<4> {
+  using type = uint32_t;
+  static HKB_DEVICE type zero() { return 0; }
+};
+template <>
+struct Word<2> {
+  using type = uint16_t;
+  static HKB_DEVICE type zero() { return 0; }
+};
+template <>
+struct Word<1> {
+  using type = uint8_t;
+  static HKB_DEVICE type zero() { return 0; }
+};
+
+// Reads of index_select's ids: contiguous, or through the layout candle passes in info.
+template <typename I>
+struct ContiguousIds {
+  const I* ids;
+  HKB_DEVICE I operator[](uint64_t i) const { return ids[i]; }
+};
+// Offset of the i-th id of a strided ids layout. The 64-bit case (an ids tensor of 2^32 elements
+// or a stride of 2^32) divides bit by bit: the hardware 64-bit division sequence would raise the
+// register count of the whole kernel above the 32 per thread that keep two 1024-thread blocks
+// resident per NVIDIA multiprocessor, and that case only reads one id per output row.
+HKB_DEVICE uint64_t strided_id_offset(uint64_t i, uint64_t num_dims, const size_t* dims,
+                                      const size_t* strides) {
+  uint64_t offset = 0;
+  for (uint64_t d = num_dims; d-- > 0;) {
+    const uint64_t dim = dims[d];
+    uint64_t q = 0;
+    if ((i | dim) <= 0xFFFFFFFFull) {
+      q = static_cast<uint32_t>(i) / static_cast<uint32_t>(dim);
+    } else {
+      uint64_t r = 0;
+      for (int b = 63; b >= 0; --b) {
+        r = (r << 1) | ((i >> b) & 1u);
+        if (r >= dim) {
+          r -= dim;
+          q |= 1ull << b;
+        }
+      }
+    }
+    offset += (i - q * dim) * strides[d];
+    i = q;
+  }
+  return offset;
+}
+
+template <typename I>
+struct StridedIds {
+  const I* ids;
+  uint64_t num_dims;
+  const size_t* dims;
+  const size_t* strides;
+  HKB_DEVICE I operator[](uint64_t i) const {
+    return ids[strided_id_offset(i, num_dims, dims, strides)];
+  }
+};
+
+// index_select over B-byte words: each output row (one (l, i) pair) is `words_per_row` words, and
+// thread p moves word p. Consecutive threads move consecutive words of a row, so every warp
+// reads and writes whole contiguous segments.
+template <int B, typename Ids>
+HKB_DEVICE void select_words(uint64_t words, uint64_t words_per_row, const Ids& ids,
+                             const void* inp, void* out, uint64_t src_dim, uint64_t ids_dim) {
+  using W = typename Word<B>::type;
+  const W* __restrict__ src = static_cast<const W*>(inp);
+  W* __restrict__ dst = static_cast<W*>(out);
+  const uint64_t stride = hkb::grid_stride();
+  for (uint64_t p = hkb::global_thread_index(); p < words; p += stride) {
+    const DivMod row_col = divmod(p, words_per_row);
+    const DivMod left_id = divmod(row_col.q, ids_dim);
+    W v = Word<B>::zero();
+    uint64_t pos;
+    if (resolve(ids[left_id.r], src_dim, pos)) {
+      v = src[(left_id.q * src_dim + pos) * words_per_row + row_col.r];
+    }
+    dst[p] = v;
+  }
+}
+
+HKB_DEVICE bool aligned_to(const void* p, uint64_t bytes) {
+  return (reinterpret_cast<uintptr_t>(p) & (bytes - 1)) == 0;
+}
+
+// Contiguous ids (every layout candle's index_select produces) take the widest word (at most 16
+// bytes) that divides a row and to which both pointers are aligned; every thread of the launch
+// takes the same branch. Strided ids (never produced by candle's callers) move one element per
+// step, which keeps the kernel's register count within the occupancy budget above.
+template <typename I, typename T>
+__device__ void index_select(size_t numel, size_t num_dims, const size_t* info, const I* ids,
+                             const T* inp, T* out, size_t left, size_t src_dim, size_t ids_dim,
+                             size_t right) {
+  uint64_t n = static_cast<uint64_t>(left) * ids_dim * right;
+  if (numel < n) n = numel;
+  if (n == 0) return;
+  if (info != nullptr && !hkb::is_contiguous(num_dims, info, info + num_dims)) {
+    const StridedIds<I> view{ids, num_dims, info, info + num_dims};
+    select_words<sizeof(T)>(n, right, view, inp, out, src_dim, ids_dim);
+    return;
+  }
+  const ContiguousIds<I> view{ids};
+  const uint64_t row_bytes = static_cast<uint64_t>(right) * sizeof(T);
+  const uint64_t total_bytes = n * sizeof(T);
+  auto fits = [&](uint64_t b) {
+    return b >= sizeof(T) && row_bytes % b == 0 && total_bytes % b == 0 && aligned_to(inp, b) &&
+           aligned_to(out, b);
+  };
+  if (fits(16)) {
+    select_words<16>(total_bytes / 16, row_bytes / 16, view, inp, out, src_dim, ids_dim);
+  } else if (fits(8)) {
+    select_words<8>(total_bytes / 8, row_bytes / 8, view, inp, out, src_dim, ids_dim);
+  } else if (fits(4)) {
+    select_words<4>(total_bytes / 4, row_bytes / 4, view, inp, out, src_dim, ids_dim);
+  } else if (fits(2)) {
+    select_words<2>(total_bytes / 2, row_bytes / 2, view, inp, out, src_dim, ids_dim);
+  } else {
+    select_words<sizeof(T)>(n, right, view, inp, out, src_dim, ids_dim);
+  }
+}
+
+template <typename I, typename T>
+__device__ void gather(size_t numel, const I* __restrict__ ids, const T* __restrict__ inp,
+                       T* __restrict__ out, size_t left, size_t src_dim, size_t ids_dim,
+                       size_t right) {
+  uint64_t n = static_cast<uint64_t>(left) * ids_dim * right;
+  if (numel < n) n = numel;
+  const uint64_t stride = hkb::grid_stride();
+  for (uint64_t i = hkb::global_thread_index(); i < n; i += stride) {
+    const DivMod row_r = divmod(i, right);
+    const uint64_t left_i = divmod(row_r.q, ids_dim).q;
+    T v{};  // all bits clear for every value dtype
+    uint64_t pos;
+    if (resolve(ids[i], src_dim, pos)) v = inp[(left_i * src_dim + pos) * right + row_r.r];
+    out[i] = v;
+  }
+}
+
+// One thread per (l, r) column, walking the ids in order (see the contract at the top).
+template <typename I, typename T>
+__device__ void index_add(const I* __restrict__ ids, size_t ids_dim, const T* __restrict__ inp,
+                          T* __restrict__ out, size_t left, size_t src_dim, size_t dst_dim,
+                          size_t right) {
+  const uint64_t n = static_cast<uint64_t>(left) * right;
+  const uint64_t count = ids_dim < src_dim ? ids_dim : src_dim;
+  const uint64_t stride = hkb::grid_stride();
+  for (uint64_t t = hkb::global_thread_index(); t < n; t += stride) {
+    const DivMod lr = divmod(t, right);
+    const T* src_col = inp + lr.q * src_dim * right + lr.r;
+    T* dst_col = out + lr.q * dst_dim * right + lr.r;
+    for (uint64_t j = 0; j < count; ++j) {
+      uint64_t pos;
+      if (!resolve(ids[j], dst_dim, pos)) continue;
+      T* d = dst_col + pos * right;
+      *d = add_values(*d, src_col[j * right]);
+    }
+  }
+}
+
+// scatter (Accumulate = false) and scatter_add (true): one thread per (l, r) column, ids walked
+// in increasing i, so the last duplicate wins / duplicates add in order.
+template <bool Accumulate, typename I, typename T>
+__device__ void scatter(const I* __restrict__ ids, const T* __restrict__ inp, T* __restrict__ out,
+                        size_t left, size_t src_dim, size_t dst_dim, size_t right) {
+  const uint64_t n = static_cast<uint64_t>(left) * right;
+  const uint64_t stride = hkb::grid_stride();
+  for (uint64_t t = hkb::global_thread_index(); t < n; t += stride) {
+    const DivMod lr = divmod(t, right);
+    const uint64_t src_base = lr.q * src_dim * right + lr.r;
+    T* dst_col = out + lr.q * dst_dim * right + lr.r;
+    for (uint64_t j = 0; j < src_dim; ++j) {
+      const uint64_t s = src_base + j * right;
+      uint64_t pos;
+      if (!resolve(ids[s], dst_dim, pos)) continue;
+      T* d = dst_col + pos * right;
+      if (Accumulate) {
+        *d = add_values(*d, inp[s]);
+      } else {
+        *d = inp[s];
+      }
+    }
+  }
+}
+
+}  // namespace
+
+#define HKB_INDEX_SELECT(ITAG, I, VTAG, V)                                                       \
+  HKB_GLOBAL void HKB_OCCUPANCY(1024, 2) is_##ITAG##_##VTAG(                                     \
+      const size_t numel, const size_t num_dims, const size_t* info, const I* ids, const V* inp, \
+      V* out, const size_t left_size, const size_t src_dim_size, const size_t ids_dim_size,      \
+      const size_t right_size) {                                                                 \
+    index_select<I, V>(numel, num_dims, info, ids, inp, out, left_size, src_dim_size,            \
+                       ids_dim_size, right_size);                                                \
+  }
+#define HKB_GATHER(ITAG, I, VTAG, V)                                                             \
+  HKB_GLOBAL void gather_##ITAG##_##VTAG(const size_t numel, const I* ids, const V* inp, V* out, \
+                                         const size_t left_size, const size_t src_dim_size,      \
+                                         const size_t ids_dim_size, const size_t right_size) {   \
+    gather<I, V>(numel, ids, inp, out, left_size, src_dim_size, ids_dim_size, right_size);       \
+  }
+#define HKB_INDEX_ADD(ITAG, I, VTAG, V)                                                         \
+  HKB_GLOBAL void ia_##ITAG##_##VTAG(const I* ids, const size_t ids_dim_size, const V* inp,     \
+                                     V* out, const size_t left_size, const size_t src_dim_size, \
+                                     const size_t dst_dim_size, const size_t right_size) {      \
+    index_add<I, V>(ids, ids_dim_size, inp, out, left_size, src_dim_size, dst_dim_size,         \
+                    right_size);                                                                \
+  }
+#define HKB_SCATTER(ITAG, I, VTAG, V)                                                           \
+  HKB_GLOBAL void s_##ITAG##_##VTAG(const I* ids, const V* inp, V* out, const size_t left_size, \
+                                    const size_t src_dim_size, const size_t dst_dim_size,       \
+                                    const size_t right_size) {                                  \
+    scatter<false, I, V>(ids, inp, out, left_size, src_dim_size, dst_dim_size, right_size);     \
+  }
+#define HKB_SCATTER_ADD(ITAG, I, VTAG, V)                                                        \
+  HKB_GLOBAL void sa_##ITAG##_##VTAG(const I* ids, const V* inp, V* out, const size_t left_size, \
+                                     const size_t src_dim_size, const size_t dst_dim_size,       \
+                                     const size_t right_size) {                                  \
+    scatter<true, I, V>(ids, inp, out, left_size, src_dim_size, dst_dim_size, right_size);       \
+  }
+
+// candle's set: every op for index dtypes u8/u32/i64 over its eight value dtypes, except that
+// scatter has no fp8 entry; i16 and i32 indices exist only with fp8 values and without scatter.
+#define HKB_INDEXING_NO_SCATTER(ITAG, I, VTAG, V) \
+  HKB_INDEX_SELECT(ITAG, I, VTAG, V)              \
+  HKB_GATHER(ITAG, I, VTAG, V)                    \
+  HKB_INDEX_ADD(ITAG, I, VTAG, V)                 \
+  HKB_SCATTER_ADD(ITAG, I, VTAG, V)
+#define HKB_INDEXING_ALL(ITAG, I, VTAG, V) \
+  HKB_INDEXING_NO_SCATTER(ITAG, I, VTAG, V) HKB_SCATTER(ITAG, I, VTAG, V)
+#define HKB_INDEXING_FOR_INDEX(ITAG, I)      \
+  HKB_INDEXING_ALL(ITAG, I, bf16, hkb::bf16) \
+  HKB_INDEXING_ALL(ITAG, I, f16, hkb::f16)   \
+  HKB_INDEXING_ALL(ITAG, I, f32, float)      \
+  HKB_INDEXING_ALL(ITAG, I, f64, double)     \
+  HKB_INDEXING_ALL(ITAG, I, u8, uint8_t)     \
+  HKB_INDEXING_ALL(ITAG, I, u32, uint32_t)   \
+  HKB_INDEXING_ALL(ITAG, I, i64, int64_t)    \
+  HKB_INDEXING_NO_SCATTER(ITAG, I, f8_e4m3, hkb::f8e4m3)
+
+HKB_INDEXING_FOR_INDEX(u8, uint8_t)
+HKB_INDEXING_FOR_INDEX(u32, uint32_t)
+HKB_INDEXING_FOR_INDEX(i64, int64_t)
+HKB_INDEXING_NO_SCATTER(i16, int16_t, f8_e4m3, hkb::f8e4m3)
+HKB_INDEXING_NO_SCATTER(i32, int32_t, f8_e4m3, hkb::f8e4m3)
