@@ -1,0 +1,680 @@
+// REDUCE on a device, with candle's launch geometry unless a test says otherwise: fast_* (grid =
+// outputs, block = next_pow2(min(1024, E)), info reordered with the reduced dims last), softmax
+// (grid = rows, block (1,32,1)), rmsnorm/layernorm (block 32 below 1024 columns, else 1024), rope
+// (for_num_elems(el / 2)) and the atomic sum. Results are held to the CPU references of
+// tests/reference/reduce_ref.hpp under the contract at the top of kernels/reduce.hip.
+#include "gpu/gpu_test.hpp"
+#include "reference/reduce_ref.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace {
+
+using gpu_test::GpuTest;
+using gpu_test::Layout;
+using ref::FastOp;
+
+uint32_t next_pow2(uint64_t n) {
+  uint32_t b = 1;
+  while (b < n) b <<= 1;
+  return b;
+}
+uint32_t candle_fast_block(uint64_t group) {
+  return next_pow2(std::min<uint64_t>(1024, group));
+}
+uint32_t candle_norm_block(int n_cols) {
+  return n_cols < 1024 ? 32 : 1024;
+}
+
+const char* op_name(FastOp op) {
+  switch (op) {
+    case FastOp::sum:
+      return "fast_sum_";
+    case FastOp::min:
+      return "fast_min_";
+    case FastOp::max:
+      return "fast_max_";
+    case FastOp::argmin:
+      return "fast_argmin_";
+    default:
+      return "fast_argmax_";
+  }
+}
+constexpr FastOp kAllOps[] = {FastOp::sum, FastOp::min, FastOp::max, FastOp::argmin,
+                              FastOp::argmax};
+
+template <typename T>
+T from(double v) {
+  return ref::from_double<T>(v);
+}
+
+// A permutation of `view` with the dims in `reduced` moved last (in their order), as candle's
+// FastReduce builds info.
+Layout reduced_last(const Layout& view, const std::vector<size_t>& reduced) {
+  Layout r;
+  r.offset = view.offset;
+  for (size_t d = 0; d < view.dims.size(); ++d) {
+    if (std::find(reduced.begin(), reduced.end(), d) != reduced.end()) continue;
+    r.dims.push_back(view.dims[d]);
+    r.strides.push_back(view.strides[d]);
+  }
+  for (size_t d : reduced) {
+    r.dims.push_back(view.dims[d]);
+    r.strides.push_back(view.strides[d]);
+  }
+  return r;
+}
+
+// Bound on a float sum's error for a block of `threads`: Neumaier per thread, then a butterfly tree
+// for power-of-two blocks, a sequential fold otherwise.
+template <typename T>
+double sum_tolerance(uint32_t threads, double sum_abs) {
+  const double levels =
+      (threads & (threads - 1)) == 0 ? std::log2(static_cast<double>(threads)) : threads;
+  return (levels + 4) * ref::compute_eps<T>() * sum_abs;
+}
+
+template <typename T>
+class ReduceFastTest : public GpuTest {
+ protected:
+  struct Launch {
+    uint32_t grid = 0;   // 0: candle's (number of outputs)
+    uint32_t block = 0;  // 0: candle's
+  };
+
+  // Runs every fast_* op on `view` of `base`, reducing `reduced`, and compares each output.
+  void check(const std::vector<T>& base, const Layout& view, const std::vector<size_t>& reduced,
+             Launch how = {}, const char* what = "") {
+    SCOPED_TRACE(seed_note());
+    const Layout r = reduced_last(view, reduced);
+    size_t group = 1;
+    for (size_t d : reduced) group *= view.dims[d];
+    const size_t numel = r.numel();
+    const size_t n_out = group == 0 ? (how.grid ? how.grid : 1) : numel / group;
+    const uint32_t grid = how.grid ? how.grid : static_cast<uint32_t>(n_out);
+    const uint32_t block = how.block ? how.block : candle_fast_block(group);
+    SCOPED_TRACE(std::string(what) + " " + r.str() + " E=" + std::to_string(group) + " grid " +
+                 std::to_string(grid) + " block " + std::to_string(block));
+
+    std::vector<std::vector<T>> groups(n_out);
+    for (size_t o = 0; o < n_out; ++o) {
+      for (size_t j = 0; j < group; ++j) groups[o].push_back(base[r.index(o * group + j)]);
+    }
+    auto src = this->device().upload(base);
+    auto info = this->device().upload(r.info());
+    for (FastOp op : kAllOps) {
+      const std::string name = std::string(op_name(op)) + ref::tag<T>();
+      SCOPED_TRACE(name);
+      hkb::LaunchArgs args;
+      args.arg(numel).arg(group).arg(r.dims.size()).arg(info.ptr()).arg(src.ptr(r.offset));
+      const auto cfg = hkb::LaunchConfig::make(grid, 1, 1, block, 1, 1);
+      if (op == FastOp::argmin || op == FastOp::argmax) {
+        auto out = this->device().upload(std::vector<uint32_t>(n_out + 1, 0xA5A5A5A5u));
+        args.arg(out.ptr());
+        this->launch(name, cfg, args);
+        const auto got = out.download();
+        for (size_t o = 0; o < n_out; ++o) {
+          const auto want = ref::reduce_group(op, groups[o]);
+          ASSERT_EQ(got[o], want.index) << "output " << o;
+        }
+        ASSERT_EQ(got[n_out], 0xA5A5A5A5u) << "wrote past the outputs";
+      } else {
+        auto out = this->device().upload(std::vector<T>(n_out + 1, gpu_test::poison<T>()));
+        args.arg(out.ptr());
+        this->launch(name, cfg, args);
+        const auto got = out.download();
+        for (size_t o = 0; o < n_out; ++o) {
+          const auto want = ref::reduce_group(op, groups[o]);
+          if constexpr (ref::is_float_v<T>) {
+            if (op == FastOp::sum) {
+              double sum_abs = 0;
+              for (const T& x : groups[o]) sum_abs += std::fabs(ref::to_double(x));
+              ASSERT_TRUE(ref::close_to(got[o], want.value, sum_tolerance<T>(block, sum_abs)))
+                  << "output " << o << ": got " << ref::to_double(got[o]) << " want " << want.value;
+            } else {
+              // min/max are exact: the same value, the sign of zero included, or NaN for NaN.
+              const double g = ref::to_double(got[o]);
+              const bool ok =
+                  std::isnan(want.value)
+                      ? std::isnan(g)
+                      : (g == want.value && std::signbit(g) == std::signbit(want.value));
+              ASSERT_TRUE(ok) << "output " << o << ": got " << g << " want " << want.value;
+            }
+          } else {
+            ASSERT_EQ(static_cast<int64_t>(got[o]), want.ivalue) << "output " << o;
+          }
+        }
+        ASSERT_TRUE(ref::same_bits(got[n_out], gpu_test::poison<T>())) << "wrote past the outputs";
+      }
+    }
+  }
+
+  std::vector<T> random(size_t n) { return gpu_test::random_vector<T>(this->rng(), n); }
+};
+
+using FastTypes = ::testing::Types<hkb::bf16, hkb::f16, float, double, uint8_t, uint32_t, int64_t>;
+TYPED_TEST_SUITE(ReduceFastTest, FastTypes);
+
+// Rows of the widths over the last dim, contiguous.
+TYPED_TEST(ReduceFastTest, LastDimRowWidths) {
+  for (size_t cols : {1, 31, 32, 33, 1023, 1024, 1025, 65537}) {
+    const size_t rows = cols > 4096 ? 2 : 5;
+    const Layout view = Layout::contiguous({rows, cols});
+    this->check(this->random(view.numel()), view, {1});
+  }
+}
+
+// Values drawn from a handful of levels, so many ties: argmin/argmax must give the first index.
+TYPED_TEST(ReduceFastTest, TiesGiveTheFirstIndex) {
+  using T = TypeParam;
+  std::vector<T> base(3 * 2000);
+  for (auto& x : base) x = from<T>(static_cast<double>(this->rng()() % 4));
+  const Layout view = Layout::contiguous({3, 2000});
+  this->check(base, view, {1});
+  // Extremes only at the far end and at a low index on another row.
+  std::vector<T> flat(3 * 2000, from<T>(1));
+  flat[2000 + 1999] = from<T>(3);
+  flat[2000 + 7] = from<T>(3);
+  flat[4000 + 1500] = from<T>(0);
+  flat[4000 + 1501] = from<T>(0);
+  this->check(flat, view, {1});
+}
+
+// A middle dim (stride = last dim), several reduced dims, a transposed view, a sliced view with a
+// start offset, and a broadcast (stride 0) dim: info carries the permuted dims and strides.
+TYPED_TEST(ReduceFastTest, ReorderedLayouts) {
+  {
+    const Layout view = Layout::contiguous({3, 37, 5});
+    const auto base = this->random(view.numel());
+    this->check(base, view, {1}, {}, "middle dim");
+    this->check(base, view, {0, 2}, {}, "outer and inner dims");
+    this->check(base, view, {0}, {}, "first dim");
+  }
+  {
+    Layout t = Layout::contiguous({40, 70});
+    std::swap(t.dims[0], t.dims[1]);
+    std::swap(t.strides[0], t.strides[1]);  // (70, 40) view, column-major
+    const auto base = this->random(40 * 70);
+    this->check(base, t, {1}, {}, "transposed");
+  }
+  {
+    Layout s;  // rows 1..4 of a (6, 300) tensor, every other column from column 1
+    s.dims = {4, 150};
+    s.strides = {300, 2};
+    s.offset = 301;
+    this->check(this->random(6 * 300), s, {1}, {}, "sliced");
+  }
+  {
+    Layout b;  // (4, 3, 700) broadcast over dim 1
+    b.dims = {4, 3, 700};
+    b.strides = {700, 0, 1};
+    b.offset = 5;
+    const auto base = this->random(5 + 4 * 700);
+    this->check(base, b, {2}, {}, "broadcast kept dim");
+    this->check(base, b, {1}, {}, "broadcast reduced dim");
+    this->check(base, b, {1, 2}, {}, "broadcast and contiguous reduced dims");
+  }
+  {
+    // Start offset of one element: rows are not 16-byte aligned (the scalar head path).
+    Layout o = Layout::contiguous({3, 1030});
+    o.offset = 1;
+    this->check(this->random(1 + 3 * 1030), o, {1}, {}, "misaligned rows");
+  }
+}
+
+// Any grid that covers the outputs by looping, and block sizes other than candle's: below, at and
+// above both wave widths, and sizes that are not powers of two (the shared-memory-only path).
+TYPED_TEST(ReduceFastTest, OtherGridsAndBlocks) {
+  const Layout view = Layout::contiguous({50, 777});
+  const auto base = this->random(view.numel());
+  this->check(base, view, {1}, {3, 0}, "grid of 3");
+  for (uint32_t block : {1u, 2u, 16u, 32u, 64u, 128u, 96u, 100u, 1024u, 1000u}) {
+    this->check(base, view, {1}, {7, block}, "block");
+  }
+}
+
+// E = 0 (a zero-sized reduced dim): every output is the identity; argmin/argmax 0xFFFFFFFF.
+TYPED_TEST(ReduceFastTest, EmptyGroups) {
+  const Layout view = Layout::contiguous({6, 0});
+  this->check(std::vector<TypeParam>(1), view, {1}, {6, 1}, "empty");
+}
+
+// Float specials: NaN propagates through min/max and wins argmin/argmax at its first index; +-inf
+// and +-0 follow IEEE 754-2019 minimum/maximum.
+template <typename T>
+class ReduceFastFloatTest : public ReduceFastTest<T> {};
+using FloatTypes = ::testing::Types<hkb::bf16, hkb::f16, float, double>;
+TYPED_TEST_SUITE(ReduceFastFloatTest, FloatTypes);
+
+TYPED_TEST(ReduceFastFloatTest, SpecialValues) {
+  using T = TypeParam;
+  const double nan = NAN, inf = INFINITY;
+  const size_t cols = 1025;
+  std::vector<std::vector<double>> rows;
+  auto row = [&](std::initializer_list<std::pair<size_t, double>> set, double fill) {
+    std::vector<double> r(cols, fill);
+    for (auto [i, v] : set) r[i] = v;
+    rows.push_back(r);
+  };
+  row({{700, nan}, {900, nan}}, 1.0);              // NaN late in the row
+  row({{0, nan}}, 2.0);                            // NaN first
+  row({{3, inf}, {1000, -inf}}, 0.5);              // both infinities
+  row({}, -inf);                                   // all -inf
+  row({}, inf);                                    // all +inf
+  row({{10, -0.0}, {20, 0.0}, {30, -0.0}}, 1.0);   // zeros: min -0 at 10, max 1
+  row({{10, -0.0}, {20, 0.0}, {30, -0.0}}, -1.0);  // zeros: max +0 at 20
+  row({{10, 0.0}, {1024, -0.0}}, 0.0);             // all zeros: min -0 at 1024, max +0 at 0
+  row({{512, -inf}}, nan);                         // all NaN
+  std::vector<T> base;
+  for (const auto& r : rows) {
+    for (double v : r) base.push_back(from<T>(v));
+  }
+  const Layout view = Layout::contiguous({rows.size(), cols});
+  this->check(base, view, {1}, {}, "specials");
+  this->check(base, view, {1}, {0, 32}, "specials, block 32");
+  // Random rows with special values sprinkled in.
+  std::vector<T> mixed = this->random(8 * 333);
+  const auto specials = gpu_test::special_values<T>();
+  for (size_t i = 0; i < mixed.size(); i += 97) mixed[i] = from<T>(specials[i % specials.size()]);
+  this->check(mixed, Layout::contiguous({8, 333}), {1}, {}, "sprinkled specials");
+}
+
+// f32 sums against an f64 reference for n from 1 to 2^24, positive data (the worst case for
+// sequential rounding) and mixed signs over many magnitudes.
+class FastSumAccuracyTest : public GpuTest {};
+
+TEST_F(FastSumAccuracyTest, F32ErrorIsBoundedForAnyLength) {
+  SCOPED_TRACE(seed_note());
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::uniform_int_distribution<int> expo(-20, 20);
+  for (size_t n : {size_t{1}, size_t{2}, size_t{3}, size_t{100}, size_t{4097},
+                   (size_t{1} << 20) + 3, size_t{1} << 24}) {
+    for (int kind = 0; kind < 2; ++kind) {
+      std::vector<float> x(n);
+      for (auto& v : x) {
+        v = kind == 0 ? static_cast<float>(unit(rng()))
+                      : static_cast<float>((unit(rng()) - 0.5) * std::ldexp(1.0, expo(rng())));
+      }
+      double want = 0, sum_abs = 0;
+      for (float v : x) want += v, sum_abs += std::fabs(v);
+      const uint32_t block = candle_fast_block(n);
+      auto src = device().upload(x);
+      auto info = device().upload(std::vector<size_t>{n, 1});
+      auto out = device().upload(std::vector<float>{NAN});
+      hkb::LaunchArgs args;
+      args.arg(n).arg(n).arg(size_t{1}).arg(info.ptr()).arg(src.ptr()).arg(out.ptr());
+      launch("fast_sum_f32", hkb::LaunchConfig::make(1, 1, 1, block, 1, 1), args);
+      const float got = out.download()[0];
+      const double bound = (std::log2(static_cast<double>(block)) + 3) * 0x1p-23 * sum_abs;
+      EXPECT_LE(std::fabs(got - want), bound + ref::ulp_at<float>(std::fabs(want)))
+          << "n " << n << " kind " << kind << " got " << got << " want " << want;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// softmax
+
+template <typename T>
+class SoftmaxTest : public GpuTest {
+ protected:
+  // Runs softmax over `rows` x `cols` and checks every element. `block` defaults to candle's
+  // (1, 32, 1).
+  void check(const std::vector<T>& x, size_t rows, int cols, hkb::LaunchConfig cfg,
+             bool in_place = false) {
+    SCOPED_TRACE(seed_note());
+    SCOPED_TRACE("rows " + std::to_string(rows) + " cols " + std::to_string(cols) + " block " +
+                 std::to_string(cfg.block[0]) + "x" + std::to_string(cfg.block[1]) +
+                 (in_place ? " in place" : ""));
+    auto src = device().upload(x);
+    auto dst = device().upload(std::vector<T>(x.size() + 1, gpu_test::poison<T>()));
+    hkb::LaunchArgs args;
+    args.arg(src.ptr()).arg(in_place ? src.ptr() : dst.ptr()).arg(cols);
+    launch(std::string("softmax_") + ref::tag<T>(), cfg, args);
+    const auto got = in_place ? src.download() : dst.download();
+    // exp and the row sum in the compute type: a few ulp plus the sum's rounding.
+    const double tol_rel = (8 + 2 * std::log2(static_cast<double>(cols))) * ref::compute_eps<T>();
+    size_t bad = 0;
+    for (size_t r = 0; r < rows; ++r) {
+      const auto want = ref::softmax_row(x.data() + r * cols, cols);
+      for (int j = 0; j < cols; ++j) {
+        const T g = got[r * cols + j];
+        if (!ref::close_to(g, want[j], tol_rel * std::fabs(want[j])) && bad++ < 5) {
+          ADD_FAILURE() << "row " << r << " col " << j << ": got " << ref::to_double(g) << " want "
+                        << want[j];
+        }
+      }
+    }
+    EXPECT_EQ(bad, 0u);
+    if (!in_place) {
+      EXPECT_TRUE(ref::same_bits(dst.download()[x.size()], gpu_test::poison<T>()));
+    }
+  }
+  static hkb::LaunchConfig candle(size_t rows) {
+    return hkb::LaunchConfig::make(static_cast<uint32_t>(rows), 1, 1, 1, 32, 1);
+  }
+};
+TYPED_TEST_SUITE(SoftmaxTest, FloatTypes);
+
+TYPED_TEST(SoftmaxTest, RowWidths) {
+  using T = TypeParam;
+  for (int cols : {1, 31, 32, 33, 1023, 1024, 1025, 65537}) {
+    const size_t rows = cols > 4096 ? 2 : 5;
+    this->check(gpu_test::random_vector<T>(this->rng(), rows * cols), rows, cols,
+                this->candle(rows));
+  }
+}
+
+TYPED_TEST(SoftmaxTest, OtherBlockShapesAndInPlace) {
+  using T = TypeParam;
+  const size_t rows = 4;
+  const int cols = 2000;
+  const auto x = gpu_test::random_vector<T>(this->rng(), rows * cols);
+  for (uint32_t bx : {1u, 32u, 64u, 256u, 96u, 1024u}) {
+    this->check(x, rows, cols, hkb::LaunchConfig::make(rows, 1, 1, bx, 1, 1));
+  }
+  this->check(x, rows, cols, hkb::LaunchConfig::make(rows, 1, 1, 2, 16, 1));
+  this->check(x, rows, cols, this->candle(rows), true);
+}
+
+// Huge magnitudes (exp would overflow without subtracting the max), -inf entries (exactly 0), and
+// rows that must come out NaN: a NaN entry, a +inf entry, only -inf.
+TYPED_TEST(SoftmaxTest, SpecialRows) {
+  using T = TypeParam;
+  const double big = std::is_same_v<T, hkb::f16> ? 60000.0
+                     : std::is_same_v<T, double> ? 1e300
+                                                 : 3e38;
+  const int cols = 100;
+  std::vector<std::vector<double>> rows;
+  std::uniform_real_distribution<double> u(-4, 4);
+  auto random_row = [&] {
+    std::vector<double> r(cols);
+    for (auto& v : r) v = u(this->rng());
+    return r;
+  };
+  auto r0 = random_row();
+  for (int j = 0; j < cols; j += 3) r0[j] = big - j;  // overflow unless shifted
+  rows.push_back(r0);
+  auto r1 = random_row();
+  for (int j = 0; j < cols; j += 3) r1[j] = -big;  // exp underflows to exactly 0
+  rows.push_back(r1);
+  auto r2 = random_row();
+  r2[5] = r2[50] = -INFINITY;
+  rows.push_back(r2);
+  auto r3 = random_row();
+  r3[77] = NAN;
+  rows.push_back(r3);
+  auto r4 = random_row();
+  r4[12] = INFINITY;
+  rows.push_back(r4);
+  rows.push_back(std::vector<double>(cols, -INFINITY));
+  std::vector<double> r6(cols, -INFINITY);
+  r6[99] = 3.0;  // a single finite entry: 1 there, 0 elsewhere
+  rows.push_back(r6);
+  std::vector<T> x;
+  for (const auto& r : rows) {
+    for (double v : r) x.push_back(from<T>(v));
+  }
+  this->check(x, rows.size(), cols, this->candle(rows.size()));
+  this->check(x, rows.size(), cols, hkb::LaunchConfig::make(rows.size(), 1, 1, 1024, 1, 1));
+}
+
+// ---------------------------------------------------------------------------------------------
+// rmsnorm / layernorm
+
+template <typename T>
+class NormTest : public GpuTest {
+ protected:
+  // Checks rmsnorm (beta unused) or layernorm over rows x cols with candle's block for the width,
+  // or `block` when given. alpha/beta may be absent (null pointers).
+  void check(bool layer, size_t rows, int cols, bool with_alpha, bool with_beta,
+             uint32_t block = 0) {
+    SCOPED_TRACE(seed_note());
+    const uint32_t bs = block ? block : candle_norm_block(cols);
+    SCOPED_TRACE(std::string(layer ? "layernorm" : "rmsnorm") + " rows " + std::to_string(rows) +
+                 " cols " + std::to_string(cols) + " block " + std::to_string(bs) +
+                 (with_alpha ? " alpha" : " no alpha") + (with_beta ? " beta" : " no beta"));
+    const float eps = 1e-5f;
+    const auto x = gpu_test::random_vector<T>(rng(), rows * cols);
+    const auto alpha = gpu_test::random_vector<T>(rng(), cols);
+    const auto beta = gpu_test::random_vector<T>(rng(), cols);
+    auto src = device().upload(x);
+    auto a = device().upload(alpha);
+    auto b = device().upload(beta);
+    auto dst = device().upload(std::vector<T>(x.size() + 1, gpu_test::poison<T>()));
+    const hkb_devptr a_ptr = with_alpha ? a.ptr() : hkb_devptr{0};
+    const hkb_devptr b_ptr = with_beta ? b.ptr() : hkb_devptr{0};
+    hkb::LaunchArgs args;
+    args.arg(src.ptr()).arg(dst.ptr()).arg(a_ptr);
+    if (layer) args.arg(b_ptr);
+    args.arg(cols).arg(static_cast<int>(bs)).arg(eps);
+    launch(std::string(layer ? "layernorm_" : "rmsnorm_") + ref::tag<T>(),
+           hkb::LaunchConfig::make(static_cast<uint32_t>(rows), 1, 1, bs, 1, 1), args);
+    const auto got = dst.download();
+    const double e = ref::compute_eps<T>();
+    size_t bad = 0;
+    for (size_t r = 0; r < rows; ++r) {
+      const T* xr = x.data() + r * cols;
+      const T* ap = with_alpha ? alpha.data() : nullptr;
+      std::vector<double> want(cols), mag(cols);
+      if (layer) {
+        const auto st = ref::layernorm_stats(xr, cols, eps);
+        for (int j = 0; j < cols; ++j) {
+          const double av = ap ? ref::to_double(ap[j]) : 1.0;
+          const double bv = with_beta ? ref::to_double(beta[j]) : 0.0;
+          want[j] = (ref::to_double(xr[j]) - st.mean) * st.inv * av + bv;
+          // x - mean cancels: the error scales with |x| + |mean|, not with the result.
+          mag[j] =
+              (std::fabs(ref::to_double(xr[j])) + std::fabs(st.mean)) * st.inv * std::fabs(av) +
+              std::fabs(bv);
+        }
+      } else {
+        want = ref::rmsnorm_row(xr, ap, cols, eps);
+        for (int j = 0; j < cols; ++j) mag[j] = std::fabs(want[j]);
+      }
+      // Mean and variance sums: each thread adds its share of the row in order (at most
+      // cols / block + 16 terms: whole 16-byte packs), then log2(block) tree levels; then the
+      // square root and two products.
+      const double k = 8 + std::log2(static_cast<double>(bs)) + std::ceil(double(cols) / bs) + 16;
+      for (int j = 0; j < cols; ++j) {
+        const T g = got[r * cols + j];
+        if (!ref::close_to(g, want[j], k * e * mag[j]) && bad++ < 5) {
+          ADD_FAILURE() << "row " << r << " col " << j << ": got " << ref::to_double(g) << " want "
+                        << want[j];
+        }
+      }
+    }
+    EXPECT_EQ(bad, 0u);
+    EXPECT_TRUE(ref::same_bits(got[x.size()], gpu_test::poison<T>()));
+  }
+};
+TYPED_TEST_SUITE(NormTest, FloatTypes);
+
+TYPED_TEST(NormTest, RowWidths) {
+  for (int cols : {1, 31, 32, 33, 1023, 1024, 1025, 65537}) {
+    const size_t rows = cols > 4096 ? 2 : 5;
+    this->check(false, rows, cols, true, false);
+    this->check(true, rows, cols, true, true);
+  }
+}
+
+// Aligned rows longer than the per-thread register cache (4 packs x 1024 threads): the tail of
+// the row is read again in the later passes.
+TYPED_TEST(NormTest, RowsLongerThanTheRegisterCache) {
+  const int cols = 5 * 1024 * static_cast<int>(16 / sizeof(TypeParam));
+  this->check(false, 2, cols, true, false);
+  this->check(true, 2, cols, true, true);
+}
+
+TYPED_TEST(NormTest, NullAlphaAndBeta) {
+  for (int cols : {33, 4096}) {
+    this->check(false, 3, cols, false, false);
+    this->check(true, 3, cols, false, false);
+    this->check(true, 3, cols, true, false);
+    this->check(true, 3, cols, false, true);
+  }
+}
+
+TYPED_TEST(NormTest, OtherBlockSizes) {
+  for (uint32_t bs : {1u, 64u, 96u, 256u, 1000u}) {
+    this->check(false, 3, 3000, true, false, bs);
+    this->check(true, 3, 3000, true, true, bs);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// rope
+
+template <typename T>
+class RopeTest : public GpuTest {
+ protected:
+  // variant 0 rope_i, 1 rope, 2 rope_thd, with cos/sin (t, d/2) or (b, t, d/2); `grid` 0 means
+  // candle's for_num_elems(el / 2).
+  void check(int variant, size_t b, size_t h, size_t t, size_t d, bool per_batch,
+             uint32_t grid = 0) {
+    SCOPED_TRACE(seed_note());
+    static const char* names[] = {"rope_i_", "rope_", "rope_thd_"};
+    SCOPED_TRACE(std::string(names[variant]) + " b " + std::to_string(b) + " h " +
+                 std::to_string(h) + " t " + std::to_string(t) + " d " + std::to_string(d) +
+                 (per_batch ? " 3-D cos/sin" : " 2-D cos/sin") + " grid " + std::to_string(grid));
+    const size_t el = b * h * t * d;
+    const size_t tab = (per_batch ? b : 1) * t * (d / 2);
+    const auto x = gpu_test::random_vector<T>(rng(), el);
+    std::uniform_real_distribution<double> u(-1, 1);
+    std::vector<T> cos(tab), sin(tab);
+    for (size_t i = 0; i < tab; ++i) cos[i] = from<T>(u(rng())), sin[i] = from<T>(u(rng()));
+    auto src = device().upload(x);
+    auto c = device().upload(cos);
+    auto s = device().upload(sin);
+    auto dst = device().upload(std::vector<T>(el + 1, gpu_test::poison<T>()));
+    const uint32_t stride_b = per_batch ? static_cast<uint32_t>(h * t * d) : 0;
+    hkb::LaunchArgs args;
+    args.arg(src.ptr()).arg(c.ptr()).arg(s.ptr()).arg(dst.ptr());
+    if (variant == 2) {
+      args.arg(static_cast<uint32_t>(b))
+          .arg(static_cast<uint32_t>(t))
+          .arg(static_cast<uint32_t>(h))
+          .arg(static_cast<uint32_t>(d));
+    } else {
+      args.arg(static_cast<uint32_t>(b * h)).arg(static_cast<uint32_t>(t * d));
+      if (variant == 1) args.arg(static_cast<uint32_t>(d));
+    }
+    args.arg(stride_b);
+    const auto cfg = grid ? hkb::LaunchConfig::make(grid, 1, 1, 256, 1, 1)
+                          : hkb::LaunchConfig::for_num_elems(static_cast<uint32_t>(el / 2));
+    launch(std::string(names[variant]) + ref::tag<T>(), cfg, args);
+    const auto got = dst.download();
+    const auto want = ref::rope(variant, x, cos, sin, b, h, t, d, per_batch);
+    size_t bad = 0;
+    for (size_t i = 0; i < el; ++i) {
+      if (!ref::close_to(got[i], want.value[i], 4 * ref::compute_eps<T>() * want.magnitude[i]) &&
+          bad++ < 5) {
+        ADD_FAILURE() << "element " << i << ": got " << ref::to_double(got[i]) << " want "
+                      << want.value[i];
+      }
+    }
+    EXPECT_EQ(bad, 0u);
+    EXPECT_TRUE(ref::same_bits(got[el], gpu_test::poison<T>()));
+  }
+};
+TYPED_TEST_SUITE(RopeTest, FloatTypes);
+
+TYPED_TEST(RopeTest, TwoAndThreeDimTables) {
+  for (int variant = 0; variant < 3; ++variant) {
+    for (bool per_batch : {false, true}) {
+      this->check(variant, 2, 3, 5, 8, per_batch);
+      this->check(variant, 3, 4, 33, 64, per_batch);
+      this->check(variant, 1, 2, 7, 6, per_batch);
+    }
+  }
+}
+
+TYPED_TEST(RopeTest, SmallGridAndLargeTensor) {
+  for (int variant = 0; variant < 3; ++variant) {
+    this->check(variant, 2, 8, 64, 128, true, 5);
+    this->check(variant, 2, 16, 256, 128, false);  // 2^20 elements
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// sum (atomic scatter into an output that already holds values: it accumulates)
+
+template <typename T>
+class SumScatterTest : public GpuTest {
+ protected:
+  // Sums `view` (over base) over `summed` dims, listed outermost first; the output keeps the other
+  // dims, contiguous. Small integers keep every partial sum exact in every dtype, so the result is
+  // exact whatever order the atomics land in.
+  void check(const Layout& view, const std::vector<size_t>& summed, uint32_t grid = 0) {
+    SCOPED_TRACE(seed_note());
+    SCOPED_TRACE(view.str() + " grid " + std::to_string(grid));
+    std::uniform_int_distribution<int> small(-8, 8);
+    std::vector<T> base(view.storage_size());
+    for (auto& v : base) {
+      if constexpr (std::is_same_v<T, uint32_t>) {
+        v = static_cast<T>(small(rng()) + 8);
+      } else {
+        v = from<T>(small(rng()));
+      }
+    }
+    const size_t nd = view.dims.size();
+    std::vector<size_t> cstrides(nd, 1);  // the contiguous strides of the logical index space
+    for (size_t d = nd; d-- > 1;) cstrides[d - 1] = cstrides[d] * view.dims[d];
+    std::vector<size_t> info = view.info();
+    for (size_t d : summed) info.push_back(view.dims[d]);
+    for (size_t d : summed) info.push_back(cstrides[d]);
+    size_t out_n = 1;
+    std::vector<size_t> out_dims;
+    for (size_t d = 0; d < nd; ++d) {
+      if (std::find(summed.begin(), summed.end(), d) == summed.end()) {
+        out_dims.push_back(view.dims[d]);
+        out_n *= view.dims[d];
+      }
+    }
+    std::vector<double> want(out_n, 3.0);  // the output starts at 3
+    for (size_t i = 0; i < view.numel(); ++i) {
+      size_t rem = i, o = 0;
+      std::vector<size_t> idx(nd);
+      for (size_t d = nd; d-- > 0;) idx[d] = rem % view.dims[d], rem /= view.dims[d];
+      for (size_t d = 0; d < nd; ++d) {
+        if (std::find(summed.begin(), summed.end(), d) == summed.end()) {
+          o = o * view.dims[d] + idx[d];
+        }
+      }
+      want[o] += ref::to_double(base[view.index(i)]);
+    }
+    auto src = device().upload(base);
+    auto inf = device().upload(info);
+    auto out = device().upload(std::vector<T>(out_n, from<T>(3.0)));
+    hkb::LaunchArgs args;
+    args.arg(view.numel()).arg(nd).arg(summed.size()).arg(inf.ptr()).arg(src.ptr(view.offset));
+    args.arg(out.ptr());
+    const auto cfg = grid ? hkb::LaunchConfig::make(grid, 1, 1, 64, 1, 1)
+                          : hkb::LaunchConfig::for_num_elems(static_cast<uint32_t>(view.numel()));
+    launch(std::string("sum_") + ref::tag<T>(), cfg, args);
+    const auto got = out.download();
+    for (size_t o = 0; o < out_n; ++o) {
+      ASSERT_EQ(ref::to_double(got[o]), want[o]) << "output " << o;
+    }
+  }
+};
+using SumTypes = ::testing::Types<hkb::bf16, hkb::f16, float, double, uint32_t>;
+TYPED_TEST_SUITE(SumScatterTest, SumTypes);
+
+TYPED_TEST(SumScatterTest, SummedDims) {
+  const Layout view = Layout::contiguous({4, 6, 5});
+  this->check(view, {1});
+  this->check(view, {0, 2});
+  this->check(view, {2});
+  this->check(Layout::contiguous({2, 3, 4}), {0, 1, 2});  // 24 terms of |x| <= 8: exact in bf16
+  this->check(view, {0, 2}, 2);
+  Layout t = Layout::contiguous({5, 9});
+  std::swap(t.dims[0], t.dims[1]);
+  std::swap(t.strides[0], t.strides[1]);
+  t.offset = 0;
+  this->check(t, {0});
+  this->check(t, {1});
+}
+
+}  // namespace
