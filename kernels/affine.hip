@@ -26,9 +26,10 @@ __device__ void affine(size_t numel, size_t num_dims, const size_t* info, const 
 
 }  // namespace
 
-#define HKB_AFFINE(TAG, T)                                                                    \
-  HKB_GLOBAL void affine_##TAG(const size_t numel, const size_t num_dims, const size_t* info, \
-                               const T* inp, T* out, const T mul, const T add) {              \
-    affine<T>(numel, num_dims, info, inp, out, mul, add);                                     \
+#define HKB_AFFINE(TAG, T)                                                                      \
+  HKB_GLOBAL void HKB_OCCUPANCY(1024, 2)                                                        \
+      affine_##TAG(const size_t numel, const size_t num_dims, const size_t* info, const T* inp, \
+                   T* out, const T mul, const T add) {                                          \
+    affine<T>(numel, num_dims, info, inp, out, mul, add);                                       \
   }
 HKB_DTYPES_ALL(HKB_AFFINE)

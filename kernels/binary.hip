@@ -190,8 +190,11 @@ __device__ void binary(size_t numel, size_t num_dims, const size_t* info, const 
 
 }  // namespace
 
+// Two 1024-thread blocks per SM need <= 32 registers; 1-byte operands (16 per pack) spill there
+// (nvcc 13, sm_90), so they keep one block per SM.
+#define HKB_BINARY_BLOCKS(T) (sizeof(T) == 1 ? 1 : 2)
 #define HKB_BINARY_ENTRY(NAME, T, TO, OP)                                             \
-  HKB_GLOBAL void __launch_bounds__(1024)                                             \
+  HKB_GLOBAL void HKB_OCCUPANCY(1024, HKB_BINARY_BLOCKS(T))                           \
       NAME(const size_t numel, const size_t num_dims, const size_t* dims_and_strides, \
            const T* lhs, const T* rhs, TO* out) {                                     \
     binary<T, TO, OP>(numel, num_dims, dims_and_strides, lhs, rhs, out);              \

@@ -6,22 +6,29 @@
 
 namespace {
 
+// 16-byte stores split among the threads as in the elementwise drivers (elementwise.h).
 template <typename T>
 __device__ void fill(T* buf, T value, size_t numel) {
   constexpr int V = 16 / sizeof(T);
-  const uint64_t tid = hkb::global_thread_index();
-  const uint64_t stride = hkb::grid_stride();
-  uint64_t done = 0;
   if (V > 1 && hkb::is_aligned(buf, sizeof(T) * V)) {
+    const uint64_t full = numel / V;
+    const uint64_t packs = full + (numel % V != 0 ? 1 : 0);
+    const hkb::UnitRange r = hkb::units_for<V>(packs);
     hkb::Pack<T, V> pack;
 #pragma unroll
     for (int k = 0; k < V; ++k) pack.v[k] = value;
-    const uint64_t packs = numel / V;
     hkb::Pack<T, V>* p = reinterpret_cast<hkb::Pack<T, V>*>(buf);
-    for (uint64_t i = tid; i < packs; i += stride) p[i] = pack;
-    done = packs * V;
+    for (uint64_t i = r.begin; i < packs; i += r.step) {
+      if (i < full) {
+        p[i] = pack;
+      } else {
+        for (uint64_t j = full * V; j < numel; ++j) buf[j] = value;
+      }
+    }
+    return;
   }
-  for (uint64_t i = done + tid; i < numel; i += stride) buf[i] = value;
+  const hkb::UnitRange r = hkb::units_for<1>(numel);
+  for (uint64_t i = r.begin; i < numel; i += r.step) buf[i] = value;
 }
 
 // dst[r * dst_s + c] = src[r * src_s + c] for r < d1, c < d2. Offsets are 64-bit: d1 * stride can
@@ -61,16 +68,16 @@ __device__ void const_set(size_t numel, size_t num_dims, const size_t* info, T v
 
 }  // namespace
 
-#define HKB_FILL(TAG, T)                                                                         \
-  HKB_GLOBAL void fill_##TAG(T* buf, T value, const size_t numel) {                              \
-    fill<T>(buf, value, numel);                                                                  \
-  }                                                                                              \
-  HKB_GLOBAL void copy2d_##TAG(const T* src, T* dst, uint32_t d1, uint32_t d2, uint32_t src_s,   \
-                               uint32_t dst_s) {                                                 \
-    copy2d<T>(src, dst, d1, d2, src_s, dst_s);                                                   \
-  }                                                                                              \
-  HKB_GLOBAL void const_set_##TAG(const size_t numel, const size_t num_dims, const size_t* info, \
-                                  const T inp, T* out) {                                         \
-    const_set<T>(numel, num_dims, info, inp, out);                                               \
+#define HKB_FILL(TAG, T)                                                                    \
+  HKB_GLOBAL void HKB_OCCUPANCY(1024, 2) fill_##TAG(T* buf, T value, const size_t numel) {  \
+    fill<T>(buf, value, numel);                                                             \
+  }                                                                                         \
+  HKB_GLOBAL void HKB_OCCUPANCY(1024, 2) copy2d_##TAG(                                      \
+      const T* src, T* dst, uint32_t d1, uint32_t d2, uint32_t src_s, uint32_t dst_s) {     \
+    copy2d<T>(src, dst, d1, d2, src_s, dst_s);                                              \
+  }                                                                                         \
+  HKB_GLOBAL void HKB_OCCUPANCY(1024, 2) const_set_##TAG(                                   \
+      const size_t numel, const size_t num_dims, const size_t* info, const T inp, T* out) { \
+    const_set<T>(numel, num_dims, info, inp, out);                                          \
   }
 HKB_DTYPES_ALL(HKB_FILL)

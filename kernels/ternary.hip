@@ -81,8 +81,11 @@ __device__ void where(size_t numel, size_t num_dims, const size_t* info, const C
 
 }  // namespace
 
+// Two 1024-thread blocks per SM need <= 32 registers, which only where over a u8 condition and
+// 4-byte values reaches without spilling (nvcc 13, sm_90); the rest keep one block per SM.
+#define HKB_WHERE_BLOCKS(C, T) (sizeof(C) == 1 && sizeof(T) == 4 ? 2 : 1)
 #define HKB_WHERE(CTAG, C, TAG, T)                                                        \
-  HKB_GLOBAL void __launch_bounds__(1024)                                                 \
+  HKB_GLOBAL void HKB_OCCUPANCY(1024, HKB_WHERE_BLOCKS(C, T))                             \
       where_##CTAG##_##TAG(const size_t numel, const size_t num_dims, const size_t* info, \
                            const C* ids, const T* t, const T* f, T* out) {                \
     where<C, T>(numel, num_dims, info, ids, t, f, out);                                   \

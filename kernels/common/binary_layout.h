@@ -13,12 +13,9 @@
 // element), and one 16-byte store. Row vector ([R,C] op [1,C]) and column vector ([R,C] op [R,1])
 // broadcasts therefore run as one division per pack.
 //
-// Work split: candle's geometry launches one thread per element, but a thread here covers V
-// elements, so only every V-th block has work. The busy blocks are spread evenly over the grid
-// (rather than being the first ones, with a tail of empty blocks at the end) so the launch of the
-// idle blocks overlaps the memory traffic of the busy ones; an idle block leaves before it reads
-// the layout. Any grid of at least one thread is correct: a grid too small for one pack per thread
-// makes every thread loop.
+// Work split: units_for (elementwise.h): kPackThreads threads of each busy block take one pack
+// each, the other threads and blocks leave before they read the layout. Any grid of at least one
+// thread is correct: a grid too small for one pack per thread makes every thread loop.
 //
 // Registers: candle launches 1024-thread blocks, so a kernel above 32 registers per thread (NVIDIA)
 // fits one block per SM instead of two, and then the idle blocks stall the SM. Hence loops kept
@@ -31,45 +28,6 @@
 #include "elementwise.h"
 
 namespace hkb {
-
-// q = a / d and *r = a % d, in 32-bit arithmetic when both fit (64-bit division costs several
-// times as much on both vendors).
-HKB_DEVICE uint64_t divmod(uint64_t a, uint64_t d, uint64_t* r) {
-  if ((a | d) <= 0xFFFFFFFFull) {
-    const uint32_t a32 = static_cast<uint32_t>(a), d32 = static_cast<uint32_t>(d);
-    const uint32_t q = a32 / d32;
-    *r = a32 - q * d32;
-    return q;
-  }
-  const uint64_t q = a / d;
-  *r = a - q * d;
-  return q;
-}
-
-// The units (packs or elements) this thread handles: begin, begin + step, ... while < units.
-// The threads of the busy blocks hold the begins [0, step) between them, so a grid-stride loop of
-// any other unit count over the same range also covers all its units. The threads of an idle block
-// get begin = kIdle.
-struct UnitRange {
-  uint64_t begin;
-  uint64_t step;
-};
-constexpr uint64_t kIdle = ~0ull;
-
-HKB_DEVICE UnitRange spread_units(uint64_t units) {
-  const uint32_t grid = gridDim.x;
-  const uint32_t block = blockDim.x;
-  const uint32_t b = blockIdx.x;
-  uint64_t rem;
-  uint64_t need = divmod(units, block, &rem);
-  need += rem != 0 ? 1 : 0;
-  if (need == 0) return {kIdle, 1};
-  const uint32_t active = need < grid ? static_cast<uint32_t>(need) : grid;
-  const uint32_t spacing = grid / active;
-  const uint32_t slot = b / spacing;
-  if (slot * spacing != b || slot >= active) return {kIdle, 1};
-  return {static_cast<uint64_t>(slot) * block + threadIdx.x, static_cast<uint64_t>(active) * block};
-}
 
 // Element i of every input after merging the dims from the innermost outwards while every input
 // stays linear over them: i lies in row i / row_len at column i % row_len, and input k's element
@@ -280,7 +238,7 @@ HKB_DEVICE void map_elements(uint64_t n, UnitRange range, uint64_t num_dims, con
       const uint64_t size = info[d];
       if (size == 1) continue;
       uint64_t idx;
-      rest = divmod(rest, size, &idx);
+      rest = divmod_u64(rest, size, &idx);
 #pragma unroll
       for (int k = 0; k < K; ++k) off[k] += idx * info[(k + 1) * num_dims + d];
     }
@@ -299,7 +257,7 @@ HKB_DEVICE void map_layout(uint64_t n, uint64_t num_dims, const size_t* info, TO
                            const Body& body) {
   if (n == 0) return;
   const bool packed = is_aligned(out, sizeof(TO) * V);
-  const UnitRange range = spread_units(packed ? n / V + (n % V != 0 ? 1 : 0) : n);
+  const UnitRange range = packed ? units_for<V>(n / V + (n % V != 0 ? 1 : 0)) : units_for<1>(n);
   if (range.begin == kIdle) return;
   RowLayout<K> l;
   const LayoutKind kind = analyze_layout<K>(n, num_dims, info, &l);

@@ -1,7 +1,21 @@
-// Elementwise drivers shared by the elementwise families. The contiguous path moves 16 bytes per
-// thread per step (one element per thread cannot keep enough bytes in flight to reach copy
-// bandwidth) and falls back to scalar accesses when a pointer is not aligned for that. Every loop
-// is grid-stride over 64-bit indices, so any grid that launches at least one thread is correct.
+// Elementwise drivers shared by the elementwise families. Every loop is grid-stride over 64-bit
+// indices, so any grid that launches at least one thread is correct. Contiguous paths move 16-byte
+// packs: one element per thread cannot keep enough bytes in flight to reach copy bandwidth.
+//
+// Work split under candle's geometry (block 1024, grid ceil(n / 1024): one thread per element,
+// so most threads have no pack). Measured on an H100 (bench/geometry_probe.cu, a standalone copy
+// of 64M elements, grid 65536 x 1024, % of a device-to-device copy): 4-byte elements, one per
+// thread 69%; 256 threads of every block moving one pack each 92%; 128 threads 89%; 512 threads
+// 77%; all 1024 threads of the first quarter of the blocks 66%. 2-byte elements: 41%, 64% (256
+// threads of the first half of the blocks), 50%, 55%, 44%. The launch and retirement of the 65536
+// blocks alone take 49 us (an empty kernel), half the time a 2-byte copy needs at full bandwidth,
+// which bounds the 2-byte and 1-byte kernels under this geometry.
+//
+// map_layout (binary_layout.h: binary ops, where) splits its packs with block_units (256 threads a
+// block); bench_binary measured badd_f32 81-88% with it against 75% with packs spread over all
+// threads. map_contiguous (unary, cast, affine) keeps the plain grid-stride split over all threads
+// (ucopy_f32 69%): the same block_units split measured 56-58% there, a gap to the probe that is not
+// explained yet.
 #pragma once
 
 #include "dtypes.h"
@@ -27,6 +41,34 @@ struct pack_width {
 
 HKB_DEVICE bool is_aligned(const void* p, uint64_t bytes) {
   return (reinterpret_cast<uintptr_t>(p) & (bytes - 1)) == 0;
+}
+
+// The units (16-byte packs, or elements) this thread handles: begin, begin + step, ... while
+// < units. The begins of the busy threads are exactly [0, step), so a grid-stride loop over any
+// other unit count with the same range also covers all its units. Idle threads get begin = kIdle.
+struct UnitRange {
+  uint64_t begin;
+  uint64_t step;
+};
+constexpr uint64_t kIdle = ~0ull;
+// Busy threads per block when the units are 16-byte packs (see the top of the file).
+constexpr uint32_t kPackThreads = 256;
+
+// Threads [0, per_block) of the first ceil(units / per_block) blocks (at most the whole grid) each
+// take a unit per step; the others are idle and should return before reading anything else.
+HKB_DEVICE UnitRange block_units(uint64_t units, uint32_t per_block) {
+  const uint32_t busy = blockDim.x < per_block ? blockDim.x : per_block;
+  if (threadIdx.x >= busy) return {kIdle, 1};
+  const uint64_t need = units / busy + (units % busy != 0 ? 1 : 0);
+  const uint32_t active = need < gridDim.x ? static_cast<uint32_t>(need) : gridDim.x;
+  if (blockIdx.x >= active) return {kIdle, 1};
+  return {static_cast<uint64_t>(blockIdx.x) * busy + threadIdx.x,
+          static_cast<uint64_t>(active) * busy};
+}
+// Units of V elements: packs with kPackThreads threads a block, single elements with all of them.
+template <int V>
+HKB_DEVICE UnitRange units_for(uint64_t units) {
+  return block_units(units, V > 1 ? kPackThreads : blockDim.x);
 }
 
 // out[i] = f(in[i]) for i in [0, n), both contiguous. `in` may equal `out`.
