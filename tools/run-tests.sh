@@ -17,6 +17,11 @@ if command -v nvcc > /dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
   echo "== nvidia flavour (compile) =="
   [ -f build/nvidia/CMakeCache.txt ] || cmake --preset nvidia
   cmake --build build/nvidia -j"$jobs"
+  echo "== hkb check (nvidia: cubin parameter layouts) =="
+  # The tool links the CUDA driver; on a machine without one the build's stub satisfies the loader
+  # (the check reads files only).
+  LD_LIBRARY_PATH=$PWD/build/nvidia/cuda-stub${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
+    build/nvidia/tools/hkb check --bundle build/nvidia/bundle
 fi
 if [ -f rust/Cargo.toml ] && command -v cargo > /dev/null 2>&1; then
   echo "== rust =="
