@@ -148,6 +148,27 @@ HKB_DEVICE double mul_rn(double a, double b) {
 #endif
 }
 
+// a / d for 64-bit unsigned values, d != 0. AMD: clang expands the division inline. NVIDIA: nvcc
+// emits a call to a division routine, and the call's register spills land on every thread of
+// any path that shares a kernel with it (seen in the 32-bit strided paths under a 32-register
+// cap), so restoring long division instead: slower, and used only for 64-bit operands.
+HKB_DEVICE uint64_t udiv64(uint64_t a, uint64_t d) {
+#if defined(HKB_PLATFORM_AMD)
+  return a / d;
+#else
+  uint64_t q = 0, rem = 0;
+  for (int bit = 63; bit >= 0; --bit) {
+    rem = (rem << 1) | ((a >> bit) & 1u);
+    q <<= 1;
+    if (rem >= d) {
+      rem -= d;
+      q |= 1u;
+    }
+  }
+  return q;
+#endif
+}
+
 // Block-wide barrier (same spelling on both vendors; named here so kernels never spell a vendor).
 HKB_DEVICE void block_sync() {
   __syncthreads();

@@ -18,9 +18,8 @@ HKB_DEVICE bool is_contiguous(uint64_t num_dims, const size_t* dims, const size_
   return true;
 }
 
-// q = a / d, *r = a % d for 64-bit a and d != 0 without the 64-bit division both compilers emit as
-// a call (the call's register spills would land on every thread of the 32-bit paths that share a
-// kernel with it): 32-bit divisions where the operands fit, otherwise restoring long division.
+// q = a / d, *r = a % d for 64-bit a and d != 0: 32-bit divisions where the operands fit,
+// otherwise hkb::udiv64 (platform.h).
 HKB_DEVICE uint64_t divmod_u64(uint64_t a, uint64_t d, uint64_t* r) {
   if ((a | d) <= 0xFFFFFFFFull) {
     const uint32_t a32 = static_cast<uint32_t>(a), d32 = static_cast<uint32_t>(d);
@@ -28,16 +27,8 @@ HKB_DEVICE uint64_t divmod_u64(uint64_t a, uint64_t d, uint64_t* r) {
     *r = a32 - q * d32;
     return q;
   }
-  uint64_t q = 0, rem = 0;
-  for (int bit = 63; bit >= 0; --bit) {
-    rem = (rem << 1) | ((a >> bit) & 1u);
-    q <<= 1;
-    if (rem >= d) {
-      rem -= d;
-      q |= 1u;
-    }
-  }
-  *r = rem;
+  const uint64_t q = udiv64(a, d);
+  *r = a - q * d;
   return q;
 }
 
