@@ -224,14 +224,37 @@ TYPED_TEST(ReduceFastTest, ReorderedLayouts) {
 }
 
 // Any grid that covers the outputs by looping, and block sizes other than candle's: below, at and
-// above both wave widths, and sizes that are not powers of two (the shared-memory-only path).
+// above both wave widths, and sizes that are not powers of two (the shared-memory-only path). Rows
+// of 777 elements take the element-wise paths; rows of 768 are whole 16-byte packs for every dtype
+// (the packed-row path wherever the block size and the row's pack count divide one another).
 TYPED_TEST(ReduceFastTest, OtherGridsAndBlocks) {
-  const Layout view = Layout::contiguous({50, 777});
-  const auto base = this->random(view.numel());
-  this->check(base, view, {1}, {3, 0}, "grid of 3");
-  for (uint32_t block : {1u, 2u, 16u, 32u, 64u, 128u, 96u, 100u, 1024u, 1000u}) {
-    this->check(base, view, {1}, {7, block}, "block");
+  for (size_t cols : {777, 768}) {
+    const Layout view = Layout::contiguous({50, cols});
+    const auto base = this->random(view.numel());
+    this->check(base, view, {1}, {3, 0}, "grid of 3");
+    for (uint32_t block : {1u, 2u, 16u, 32u, 64u, 128u, 96u, 100u, 1024u, 1000u}) {
+      this->check(base, view, {1}, {7, block}, "block");
+    }
   }
+}
+
+// More outputs than twice the minimum chunk count (1024 in kernels/reduce.hip), so one block
+// reduces several consecutive outputs and the blocks past the last chunk do nothing: rows of
+// several packs per thread, of one, and narrower than the block (several rows per pass, the
+// last pass partial), plus a grid smaller than the chunk count and rows that are not adjacent.
+TYPED_TEST(ReduceFastTest, ManyRows) {
+  for (size_t cols : {4, 64, 1024}) {
+    const Layout view = Layout::contiguous({2100, cols});
+    this->check(this->random(view.numel()), view, {1}, {}, "many rows");
+  }
+  const Layout wide = Layout::contiguous({2048, 4096});
+  this->check(this->random(wide.numel()), wide, {1}, {}, "many wide rows");
+  const Layout narrow = Layout::contiguous({2100, 64});
+  this->check(this->random(narrow.numel()), narrow, {1}, {5, 0}, "many rows, grid of 5");
+  Layout sliced;  // columns 0..63 of a (2100, 80) tensor
+  sliced.dims = {2100, 64};
+  sliced.strides = {80, 1};
+  this->check(this->random(2100 * 80), sliced, {1}, {}, "many sliced rows");
 }
 
 // E = 0 (a zero-sized reduced dim): every output is the identity; argmin/argmax 0xFFFFFFFF.
@@ -333,13 +356,34 @@ class SoftmaxTest : public GpuTest {
     args.arg(src.ptr()).arg(in_place ? src.ptr() : dst.ptr()).arg(cols);
     launch(std::string("softmax_") + ref::tag<T>(), cfg, args);
     const auto got = in_place ? src.download() : dst.download();
-    // exp and the row sum in the compute type: a few ulp plus the sum's rounding.
-    const double tol_rel = (8 + 2 * std::log2(static_cast<double>(cols))) * ref::compute_eps<T>();
+    // Error bound in units of the compute type's eps (first order, u = eps / 2). Each thread folds
+    // its share of the row in order, at most k = ceil(cols / threads) + 3 * V elements (16-byte
+    // packs of V, a scalar head and tail), then the threads' parts meet in L tree levels (a
+    // sequential fold for sizes that are not powers of two). Every element and every level adds
+    // one rounding (u) and may rescale the part so far by exp(max_old - max_new): exp's error
+    // (at most 2 ulp), one product rounding (u) and the rounded argument, at most W * u relative
+    // to the row sum over all of a term's rescales (W: the exp-weighted distance of the entries
+    // to the row max); the term's own exp adds 2 ulp + W * u once. The output exp(x - max) / sum
+    // adds 2 ulp + |x - max| * u for its exp, u for the reciprocal and u for the product.
+    const uint32_t threads = cfg.block[0] * cfg.block[1] * cfg.block[2];
+    const double k = std::ceil(static_cast<double>(cols) / threads) + 3 * (16 / sizeof(T));
+    const double levels = (threads & (threads - 1)) == 0 ? std::log2(static_cast<double>(threads))
+                                                         : static_cast<double>(threads);
+    const double e = ref::compute_eps<T>();
     size_t bad = 0;
     for (size_t r = 0; r < rows; ++r) {
-      const auto want = ref::softmax_row(x.data() + r * cols, cols);
+      const T* xr = x.data() + r * cols;
+      const auto want = ref::softmax_row(xr, cols);
+      const double w = ref::softmax_weighted_spread(xr, cols);
+      const double sum_rel = (k + levels) * (3 + w / 2) + 2 + w / 2;
+      double m = -INFINITY;
+      for (int j = 0; j < cols; ++j) m = std::max(m, ref::to_double(xr[j]));
       for (int j = 0; j < cols; ++j) {
         const T g = got[r * cols + j];
+        // An infinite distance (a -inf entry) gives exactly 0, which needs no tolerance.
+        const double dist = std::fabs(ref::to_double(xr[j]) - m);
+        const double d = std::isfinite(dist) ? dist : 0;
+        const double tol_rel = (4 + d / 2 + sum_rel) * (1 + 1e-3) * e;
         if (!ref::close_to(g, want[j], tol_rel * std::fabs(want[j])) && bad++ < 5) {
           ADD_FAILURE() << "row " << r << " col " << j << ": got " << ref::to_double(g) << " want "
                         << want[j];

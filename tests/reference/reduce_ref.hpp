@@ -99,21 +99,54 @@ FastResult reduce_group(FastOp op, const std::vector<T>& group) {
   }
 }
 
-// Softmax of one row in double: exp(x - max) / sum, with the NaN/inf rules of the kernel.
+// Softmax of one row: exp(x - max) / sum, with the NaN/inf rules of the kernel. exp and the sum
+// are in long double and the sum is compensated (Neumaier): a plain double sum of 65537 terms is
+// off by tens of ulp of a double, as much as the tolerance of an f64 kernel.
 template <typename T>
 std::vector<double> softmax_row(const T* x, size_t n) {
-  std::vector<double> v(n), y(n);
-  double m = -INFINITY;
+  std::vector<long double> v(n);
+  std::vector<double> y(n);
+  long double m = -INFINITY;
   bool nan = false;
   for (size_t j = 0; j < n; ++j) {
     v[j] = to_double(x[j]);
     if (std::isnan(v[j])) nan = true;
     if (v[j] > m) m = v[j];
   }
-  double s = 0;
-  for (size_t j = 0; j < n; ++j) s += std::exp(v[j] - m);  // inf - inf, -inf - -inf give NaN
-  for (size_t j = 0; j < n; ++j) y[j] = nan ? NAN : std::exp(v[j] - m) / s;
+  long double s = 0, c = 0;
+  for (size_t j = 0; j < n; ++j) {
+    const long double t = std::exp(v[j] - m);  // inf - inf, -inf - -inf give NaN
+    const long double u = s + t;
+    c += std::fabs(s) >= std::fabs(t) ? (s - u) + t : (t - u) + s;
+    s = u;
+  }
+  s += c;
+  for (size_t j = 0; j < n; ++j) {
+    y[j] = nan ? NAN : static_cast<double>(std::exp(v[j] - m) / s);
+  }
   return y;
+}
+
+// sum_i exp(x_i - max) * |x_i - max| / sum_i exp(x_i - max) over the finite entries: the
+// exp-weighted distance to the row maximum, which bounds the relative error a rounded argument
+// x_i - max' (max' between x_i and max) gives the sum of exp(x_i - max'). 0 for a row without a
+// finite entry.
+template <typename T>
+double softmax_weighted_spread(const T* x, size_t n) {
+  double m = -INFINITY;
+  for (size_t j = 0; j < n; ++j) {
+    const double v = to_double(x[j]);
+    if (std::isfinite(v) && v > m) m = v;
+  }
+  double s = 0, w = 0;
+  for (size_t j = 0; j < n; ++j) {
+    const double v = to_double(x[j]);
+    if (!std::isfinite(v)) continue;
+    const double t = std::exp(v - m);
+    s += t;
+    if (t > 0) w += t * (m - v);
+  }
+  return s > 0 ? w / s : 0;
 }
 
 // rmsnorm / layernorm of one row in double. alpha/beta null mean 1/0.
