@@ -30,17 +30,20 @@ using ref::bf16;
 using ref::f16;
 using ref::f8e4m3;
 
+// clang-format off
 #define IDX_DECL(IT, I, VT, V)                                                                    \
   extern "C" void is_##IT##_##VT(size_t, size_t, const size_t*, const I*, const V*, V*, size_t,   \
                                  size_t, size_t, size_t);                                         \
   extern "C" void ia_##IT##_##VT(const I*, size_t, const V*, V*, size_t, size_t, size_t, size_t); \
   extern "C" void gather_##IT##_##VT(size_t, const I*, const V*, V*, size_t, size_t, size_t,      \
                                      size_t);
-#define IDX_FOR(IT, I)                                                                          \
-  IDX_DECL(IT, I, bf16, bf16)                                                                   \
-  IDX_DECL(IT, I, f16, f16) IDX_DECL(IT, I, f32, float) IDX_DECL(IT, I, f64, double)            \
-      IDX_DECL(IT, I, u8, uint8_t) IDX_DECL(IT, I, u32, uint32_t) IDX_DECL(IT, I, i64, int64_t) \
-          IDX_DECL(IT, I, f8_e4m3, f8e4m3)
+#define IDX_FOR(IT, I)                                                                      \
+  IDX_DECL(IT, I, bf16, bf16)                                                               \
+  IDX_DECL(IT, I, f16, f16)                                                                 \
+  IDX_DECL(IT, I, f32, float)                                                               \
+  IDX_DECL(IT, I, f64, double)                                                              \
+  IDX_DECL(IT, I, u8, uint8_t) IDX_DECL(IT, I, u32, uint32_t) IDX_DECL(IT, I, i64, int64_t) \
+      IDX_DECL(IT, I, f8_e4m3, f8e4m3)
 IDX_FOR(u8, uint8_t)
 IDX_FOR(u32, uint32_t)
 IDX_FOR(i64, int64_t)
@@ -53,11 +56,13 @@ IDX_DECL(i32, int32_t, f8_e4m3, f8e4m3)
   extern "C" void upsample_nearest2d_##TAG(size_t, size_t, double, double, const size_t*,      \
                                            const T*, T*);
 CONV_DECL(bf16, bf16)
-CONV_DECL(f16, f16) CONV_DECL(f32, float) CONV_DECL(f64, double) CONV_DECL(u8, uint8_t)
-    CONV_DECL(u32, uint32_t)
+CONV_DECL(f16, f16)
+CONV_DECL(f32, float)
+CONV_DECL(f64, double)
+CONV_DECL(u8, uint8_t) CONV_DECL(u32, uint32_t)
 
-        template <typename I, typename T>
-        struct IdxFns {
+    template <typename I, typename T>
+    struct IdxFns {
   void (*is)(size_t, size_t, const size_t*, const I*, const T*, T*, size_t, size_t, size_t, size_t);
   void (*ia)(const I*, size_t, const T*, T*, size_t, size_t, size_t, size_t);
   void (*gather)(size_t, const I*, const T*, T*, size_t, size_t, size_t, size_t);
@@ -73,6 +78,7 @@ struct ConvFns {
 
 static std::mt19937_64 rng(12345);
 static long failures = 0, checks = 0;
+// clang-format on
 #define FAIL(...)               \
   do {                          \
     ++failures;                 \
@@ -466,13 +472,18 @@ void conv_suite(const ConvFns<T>& f) {
 
 int main(int argc, char** argv) {
   const std::string what = argc > 1 ? argv[1] : "all";
+// clang-format off
 #define IDX_RUN(IT, I, VT, V) \
   indexing_suite(IdxFns<I, V>{is_##IT##_##VT, ia_##IT##_##VT, gather_##IT##_##VT, #IT "_" #VT});
-#define IDX_RUN_FOR(IT, I)                                                                   \
-  IDX_RUN(IT, I, bf16, bf16)                                                                 \
-  IDX_RUN(IT, I, f16, f16) IDX_RUN(IT, I, f32, float) IDX_RUN(IT, I, f64, double)            \
-      IDX_RUN(IT, I, u8, uint8_t) IDX_RUN(IT, I, u32, uint32_t) IDX_RUN(IT, I, i64, int64_t) \
-          IDX_RUN(IT, I, f8_e4m3, f8e4m3)
+#define IDX_RUN_FOR(IT, I)                                                               \
+  IDX_RUN(IT, I, bf16, bf16)                                                             \
+  IDX_RUN(IT, I, f16, f16)                                                               \
+  IDX_RUN(IT, I, f32, float)                                                             \
+  IDX_RUN(IT, I, f64, double)                                                            \
+  IDX_RUN(IT, I, u8, uint8_t)                                                            \
+  IDX_RUN(IT, I, u32, uint32_t)                                                          \
+  IDX_RUN(IT, I, i64, int64_t)                                                           \
+  IDX_RUN(IT, I, f8_e4m3, f8e4m3)
   if (what == "all" || what == "indexing") {
     IDX_RUN_FOR(u8, uint8_t)
     IDX_RUN_FOR(u32, uint32_t)
@@ -484,9 +495,13 @@ int main(int argc, char** argv) {
 #define CONV_RUN(TAG, T) conv_suite(ConvFns<T>{im2col_##TAG, upsample_nearest2d_##TAG, #TAG});
   if (what == "all" || what == "conv") {
     CONV_RUN(bf16, bf16)
-    CONV_RUN(f16, f16) CONV_RUN(f32, float) CONV_RUN(f64, double) CONV_RUN(u8, uint8_t)
-        CONV_RUN(u32, uint32_t)
+    CONV_RUN(f16, f16)
+    CONV_RUN(f32, float)
+    CONV_RUN(f64, double)
+    CONV_RUN(u8, uint8_t)
+    CONV_RUN(u32, uint32_t)
   }
+  // clang-format on
   std::printf("total: %ld checks, %ld failures\n", checks, failures);
   return failures != 0;
 }
