@@ -6,29 +6,23 @@
 
 namespace {
 
-// 16-byte stores split among the threads as in the elementwise drivers (elementwise.h).
+// 16-byte stores over all threads of the grid, the split map_contiguous (elementwise.h) uses.
 template <typename T>
 __device__ void fill(T* buf, T value, size_t numel) {
   constexpr int V = 16 / sizeof(T);
+  const uint64_t tid = hkb::global_thread_index();
+  const uint64_t stride = hkb::grid_stride();
+  uint64_t done = 0;
   if (V > 1 && hkb::is_aligned(buf, sizeof(T) * V)) {
-    const uint64_t full = numel / V;
-    const uint64_t packs = full + (numel % V != 0 ? 1 : 0);
-    const hkb::UnitRange r = hkb::units_for<V>(packs);
     hkb::Pack<T, V> pack;
 #pragma unroll
     for (int k = 0; k < V; ++k) pack.v[k] = value;
+    const uint64_t packs = numel / V;
     hkb::Pack<T, V>* p = reinterpret_cast<hkb::Pack<T, V>*>(buf);
-    for (uint64_t i = r.begin; i < packs; i += r.step) {
-      if (i < full) {
-        p[i] = pack;
-      } else {
-        for (uint64_t j = full * V; j < numel; ++j) buf[j] = value;
-      }
-    }
-    return;
+    for (uint64_t i = tid; i < packs; i += stride) p[i] = pack;
+    done = packs * V;
   }
-  const hkb::UnitRange r = hkb::units_for<1>(numel);
-  for (uint64_t i = r.begin; i < numel; i += r.step) buf[i] = value;
+  for (uint64_t i = done + tid; i < numel; i += stride) buf[i] = value;
 }
 
 // dst[r * dst_s + c] = src[r * src_s + c] for r < d1, c < d2. Offsets are 64-bit: d1 * stride can
