@@ -2,27 +2,50 @@
 #include "common.cuh"
 template <typename T>
 void upsample(const char* name, double cbw) {
-  const size_t b = 8, c = 64, h = 128, w = 128, ho = 256, wo = 256, n = b * c * ho * wo, ns = b * c * h * w;
-  T *src, *dst; size_t* info;
-  CK(cudaMalloc(&src, ns * sizeof(T))); CK(cudaMalloc(&dst, n * sizeof(T))); cudaMemset(src, 0x3C, ns * sizeof(T));
-  size_t hi[8] = {b, c, h, w, c * h * w, h * w, w, 1}; CK(cudaMalloc(&info, 64)); CK(cudaMemcpy(info, hi, 64, cudaMemcpyHostToDevice));
+  const size_t b = 8, c = 64, h = 128, w = 128, ho = 256, wo = 256, n = b * c * ho * wo,
+               ns = b * c * h * w;
+  T *src, *dst;
+  size_t* info;
+  CK(cudaMalloc(&src, ns * sizeof(T)));
+  CK(cudaMalloc(&dst, n * sizeof(T)));
+  cudaMemset(src, 0x3C, ns * sizeof(T));
+  size_t hi[8] = {b, c, h, w, c * h * w, h * w, w, 1};
+  CK(cudaMalloc(&info, 64));
+  CK(cudaMemcpy(info, hi, 64, cudaMemcpyHostToDevice));
   void (*k)(size_t, size_t, double, double, const size_t*, const T*, T*);
-  if constexpr (sizeof(T) == 4) k = upsample_nearest2d_f32; else k = upsample_nearest2d_bf16;
+  if constexpr (sizeof(T) == 4)
+    k = upsample_nearest2d_f32;
+  else
+    k = upsample_nearest2d_bf16;
   double us = time_us([&] { k<<<cgrid(n), 1024>>>(ho, wo, 0.5, 0.5, info, src, dst); });
   row(name, 1.0 * (n + ns) * sizeof(T), us, cbw);
-  cudaFree(src); cudaFree(dst); cudaFree(info);
+  cudaFree(src);
+  cudaFree(dst);
+  cudaFree(info);
 }
 template <typename T>
 void im2col(const char* name, double cbw) {
-  const size_t b = 8, c = 64, h = 64, w = 64, k = 3, ho = 64, wo = 64, n = b * ho * wo * c * k * k, ns = b * c * h * w;
-  T *src, *dst; size_t* info;
-  CK(cudaMalloc(&src, ns * sizeof(T))); CK(cudaMalloc(&dst, n * sizeof(T))); cudaMemset(src, 0x3C, ns * sizeof(T));
-  size_t hi[8] = {b, c, h, w, c * h * w, h * w, w, 1}; CK(cudaMalloc(&info, 64)); CK(cudaMemcpy(info, hi, 64, cudaMemcpyHostToDevice));
-  void (*kf)(size_t, size_t, size_t, size_t, size_t, size_t, size_t, size_t, const size_t*, const T*, T*);
-  if constexpr (sizeof(T) == 4) kf = im2col_f32; else kf = im2col_bf16;
+  const size_t b = 8, c = 64, h = 64, w = 64, k = 3, ho = 64, wo = 64, n = b * ho * wo * c * k * k,
+               ns = b * c * h * w;
+  T *src, *dst;
+  size_t* info;
+  CK(cudaMalloc(&src, ns * sizeof(T)));
+  CK(cudaMalloc(&dst, n * sizeof(T)));
+  cudaMemset(src, 0x3C, ns * sizeof(T));
+  size_t hi[8] = {b, c, h, w, c * h * w, h * w, w, 1};
+  CK(cudaMalloc(&info, 64));
+  CK(cudaMemcpy(info, hi, 64, cudaMemcpyHostToDevice));
+  void (*kf)(size_t, size_t, size_t, size_t, size_t, size_t, size_t, size_t, const size_t*,
+             const T*, T*);
+  if constexpr (sizeof(T) == 4)
+    kf = im2col_f32;
+  else
+    kf = im2col_bf16;
   double us = time_us([&] { kf<<<cgrid(n), 1024>>>(n, ho, wo, k, k, 1, 1, 1, info, src, dst); });
   row(name, 1.0 * (n + ns) * sizeof(T), us, cbw);
-  cudaFree(src); cudaFree(dst); cudaFree(info);
+  cudaFree(src);
+  cudaFree(dst);
+  cudaFree(info);
 }
 int main() {
   const double cbw = copy_bw(8ull * 64 * 256 * 256 * 4);
