@@ -90,6 +90,9 @@ int main() {
     rows_f32.push_back(fast_case<float, float>(dev, "fast_sum_f32", rows, cols, x));
     rows_f32.push_back(fast_case<float, float>(dev, "fast_max_f32", rows, cols, x));
     rows_f32.push_back(fast_case<float, uint32_t>(dev, "fast_argmax_f32", rows, cols, x));
+    // Rows that are not whole 16-byte packs (the element-wise path), and rows of 64 KiB.
+    rows_f32.push_back(fast_case<float, float>(dev, "fast_sum_f32", rows, cols - 2, x));
+    rows_f32.push_back(fast_case<float, float>(dev, "fast_sum_f32", rows / 2, cols * 2, x));
     rows_f32.push_back(softmax_case<float>(dev, "f32", rows, static_cast<int>(cols), x, y));
     rows_f32.push_back(
         norm_case<float>(dev, false, "f32", rows, static_cast<int>(cols), x, y, alpha, beta));
@@ -111,6 +114,8 @@ int main() {
     auto bb = dev.upload(filled<hkb::bf16>(cols, hkb::bf16{0x3F00}));  // 0.5
     std::vector<bench::Row> rows_bf16;
     rows_bf16.push_back(fast_case<hkb::bf16, hkb::bf16>(dev, "fast_sum_bf16", rows, cols, xb));
+    rows_bf16.push_back(fast_case<hkb::bf16, hkb::bf16>(dev, "fast_max_bf16", rows, cols, xb));
+    rows_bf16.push_back(fast_case<hkb::bf16, uint32_t>(dev, "fast_argmax_bf16", rows, cols, xb));
     rows_bf16.push_back(softmax_case<hkb::bf16>(dev, "bf16", rows, static_cast<int>(cols), xb, yb));
     rows_bf16.push_back(
         norm_case<hkb::bf16>(dev, false, "bf16", rows, static_cast<int>(cols), xb, yb, ab, bb));

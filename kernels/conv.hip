@@ -58,6 +58,32 @@ HKB_DEVICE DivMod divmod(uint64_t a, uint64_t b) {
   return {q, a - q * b};
 }
 
+// How a launch splits units of work (a unit: v consecutive outputs written with one store) among
+// its threads: the number of threads of each block that take units, the others leaving before
+// their first memory access. Under candle's geometry (for_num_elems: one thread per output,
+// 1024-thread blocks, at most two resident per NVIDIA multiprocessor) most threads have no unit,
+// and the copy measurements of kernels/common/elementwise.h (H100) say how to place the busy
+// ones: 256 threads a block moving one 16-byte unit each. For 4-byte values that is every block
+// moving its own blockDim.x-element range (92% of copy bandwidth, against 69% for one element
+// per thread), for 2- and 1-byte values the first half / quarter of the blocks (2-byte: 64%,
+// against 44% with all 1024 threads of the first eighth). A block never takes less than its own
+// range (8-byte values: 512 threads). A grid that does not cover the outputs gives every thread a
+// unit per step. The loops stride by gridDim.x * units_per_block, so any grid is correct.
+HKB_DEVICE uint32_t units_per_block(uint64_t elems, uint32_t v) {
+  const uint32_t b = blockDim.x;
+  if (static_cast<uint64_t>(gridDim.x) * b < elems) return b;
+  const uint32_t own = (b + v - 1) / v;
+  const uint32_t busy = own > 256 ? own : 256;
+  return busy < b ? busy : b;
+}
+
+// Outputs per unit of the copying kernels (im2col, upsample_nearest2d): 16 bytes, except 8 for
+// 1-byte values, whose sixteen per-output index updates do not fit the register budget.
+template <typename T>
+struct pack_width {
+  static constexpr int value = sizeof(T) == 1 ? 8 : 16 / sizeof(T);
+};
+
 // Accumulator of the sums: compute type for floats, 64-bit for integers.
 template <typename T>
 struct acc_type {
@@ -235,60 +261,77 @@ __device__ void conv_transpose2d(uint64_t w_out, uint64_t h_out, uint64_t stride
 // ---------------------------------------------------------------------------------------------
 // im2col / col2im.
 
-// One unit = V consecutive outputs (16 bytes) written with one store. The first output's
-// coordinates cost five divisions; the others step the coordinates like an odometer. I is the
-// index type of the body: uint32_t when every index and offset fits.
+// Output e of im2col, with I as the index type and the caller's bounds (see im2col_body).
 template <typename T, typename I>
-HKB_DEVICE void im2col_body(I n, I h_out, I w_out, I h_k, I w_k, I stride, I padding, I dilation,
-                            I c_in, I h_in, I w_in, const I* s, const T* src, T* dst) {
-  constexpr int V = 16 / sizeof(T);
+HKB_DEVICE T im2col_at(I e, I h_out, I w_out, I h_k, I w_k, I stride, I padding, I dilation, I c_in,
+                       I h_in, I w_in, const I* s, const T* src) {
+  const I kk = h_k * w_k;
+  const I p = e / (c_in * kk), q = e - p * (c_in * kk);
+  const I c = q / kk, r = q - c * kk;
+  const I kh = r / w_k, kw = r - kh * w_k;
+  const I t = p / w_out, b = t / h_out;
+  const I y = (t - b * h_out) * stride - padding + kh * dilation;
+  const I x = (p - t * w_out) * stride - padding + kw * dilation;
+  return y < h_in && x < w_in ? src[b * s[0] + c * s[1] + y * s[2] + x * s[3]] : zero<T>();
+}
+
+// One unit = V consecutive outputs (pack_width) written with one store. When the unit's outputs
+// share one output position (always, when c_in * h_k * w_k is a multiple of V) the first output's
+// coordinates cost five divisions and the others step (kh, kw) like an odometer; a unit that
+// spans two positions computes each output on its own. I is the index type of the body: uint32_t
+// when every index and offset fits (the caller checks). The state of the odometer is small (the
+// position's first input row and column, padding subtracted, and the offset of the (b, c) plane)
+// so the body fits the 32 registers that keep two 1024-thread blocks resident. A row or column
+// left of the padding wraps around to a value above h_in / w_in (the caller's bounds make that
+// so), which one unsigned comparison rejects.
+template <typename T, typename I>
+HKB_DEVICE void im2col_body(I first, I step, I n, I h_out, I w_out, I h_k, I w_k, I stride,
+                            I padding, I dilation, I c_in, I h_in, I w_in, const I* s, const T* src,
+                            T* dst) {
+  constexpr int V = pack_width<T>::value;
   const I kk = h_k * w_k;
   const I k_all = c_in * kk;
   const I units = n / V + (n % V != 0);
-  const bool packed = hkb::is_aligned(dst, 16);
-  const uint64_t step = hkb::grid_stride();
-  for (uint64_t u = hkb::global_thread_index(); u < units; u += step) {
-    const I e = static_cast<I>(u) * V;
-    const I p = e / k_all, q = e - p * k_all;
-    I c = q / kk;
-    const I r = q - c * kk;
-    I kh = r / w_k, kw = r - (r / w_k) * w_k;
-    const I t = p / w_out;
-    I ow = p - t * w_out;
-    I b = t / h_out, oh = t - (t / h_out) * h_out;
-    hkb::Pack<T, V> out;
+  const bool packed = hkb::is_aligned(dst, sizeof(T) * V);
+  for (I u = first; u < units; u += step) {
+    const I e = u * V;
+    const I p = e / k_all;
+    const I q = e - p * k_all;
+    if (q + V <= k_all && e + V <= n) {
+      const I c = q / kk;
+      const I r = q - c * kk;
+      I kh = r / w_k;
+      I kw = r - kh * w_k;
+      const I t = p / w_out;
+      const I b = t / h_out;
+      const I y0 = (t - b * h_out) * stride - padding;
+      const I x0 = (p - t * w_out) * stride - padding;
+      I plane = b * s[0] + c * s[1];
+      hkb::Pack<T, V> out;
 #pragma unroll
-    for (int j = 0; j < V; ++j) {
-      T v = zero<T>();
-      const I y = oh * stride + kh * dilation;
-      const I x = ow * stride + kw * dilation;
-      if (e + j < n && y >= padding && y - padding < h_in && x >= padding && x - padding < w_in) {
-        v = src[b * s[0] + c * s[1] + (y - padding) * s[2] + (x - padding) * s[3]];
-      }
-      out.v[j] = v;
-      if (++kw == w_k) {
-        kw = 0;
-        if (++kh == h_k) {
-          kh = 0;
-          if (++c == c_in) {
-            c = 0;
-            if (++ow == w_out) {
-              ow = 0;
-              if (++oh == h_out) {
-                oh = 0;
-                ++b;
-              }
-            }
+      for (int j = 0; j < V; ++j) {
+        const I y = y0 + kh * dilation;
+        const I x = x0 + kw * dilation;
+        out.v[j] = y < h_in && x < w_in ? src[plane + y * s[2] + x * s[3]] : zero<T>();
+        if (j + 1 < V && ++kw == w_k) {
+          kw = 0;
+          if (++kh == h_k) {
+            kh = 0;
+            plane += s[1];
           }
         }
       }
-    }
-    if (packed && e + V <= n) {
-      *reinterpret_cast<hkb::Pack<T, V>*>(dst + e) = out;
-    } else {
+      if (packed) {
+        *reinterpret_cast<hkb::Pack<T, V>*>(dst + e) = out;
+      } else {
 #pragma unroll
-      for (int j = 0; j < V; ++j) {
-        if (e + j < n) dst[e + j] = out.v[j];
+        for (int j = 0; j < V; ++j) dst[e + j] = out.v[j];
+      }
+    } else {
+#pragma unroll 1
+      for (I j = 0; j < V && e + j < n; ++j) {
+        dst[e + j] = im2col_at(e + j, h_out, w_out, h_k, w_k, stride, padding, dilation, c_in, h_in,
+                               w_in, s, src);
       }
     }
   }
@@ -299,6 +342,11 @@ template <typename T>
 __device__ void im2col(uint64_t n, uint64_t h_out, uint64_t w_out, uint64_t h_k, uint64_t w_k,
                        uint64_t stride, uint64_t padding, uint64_t dilation, const size_t* info,
                        const T* src, T* dst) {
+  constexpr int V = pack_width<T>::value;
+  const uint32_t per_block = units_per_block(n, V);
+  const uint64_t first = static_cast<uint64_t>(blockIdx.x) * per_block + threadIdx.x;
+  if (threadIdx.x >= per_block || first >= n / V + (n % V != 0)) return;
+  const uint64_t step = static_cast<uint64_t>(gridDim.x) * per_block;
   const uint64_t b = info[0], c_in = info[1], h_in = info[2], w_in = info[3];
   const uint64_t total = b * h_out * w_out * c_in * h_k * w_k;
   if (n > total) n = total;
@@ -315,12 +363,15 @@ __device__ void im2col(uint64_t n, uint64_t h_out, uint64_t w_out, uint64_t h_k,
   if (fits32) {
     const uint32_t s[4] = {static_cast<uint32_t>(info[4]), static_cast<uint32_t>(info[5]),
                            static_cast<uint32_t>(info[6]), static_cast<uint32_t>(info[7])};
-    im2col_body<T, uint32_t>(n, h_out, w_out, h_k, w_k, stride, padding, dilation, c_in, h_in, w_in,
-                             s, src, dst);
+    // A step past every unit ends the loop as well as the real one and cannot wrap.
+    const uint64_t units = n / V + (n % V != 0);
+    const uint32_t step32 = static_cast<uint32_t>(step < units ? step : units);
+    im2col_body<T, uint32_t>(first, step32, n, h_out, w_out, h_k, w_k, stride, padding, dilation,
+                             c_in, h_in, w_in, s, src, dst);
   } else {
     const uint64_t s[4] = {info[4], info[5], info[6], info[7]};
-    im2col_body<T, uint64_t>(n, h_out, w_out, h_k, w_k, stride, padding, dilation, c_in, h_in, w_in,
-                             s, src, dst);
+    im2col_body<T, uint64_t>(first, step, n, h_out, w_out, h_k, w_k, stride, padding, dilation,
+                             c_in, h_in, w_in, s, src, dst);
   }
 }
 
@@ -459,16 +510,16 @@ HKB_DEVICE I nearest_source(I o, double scale, I in) {
 
 // One unit = V consecutive outputs of one output row (the last unit of a row may be short), so
 // the row's coordinates cost three divisions per V outputs and rows whose length is a multiple
-// of V are written with one 16-byte store per unit.
+// of V are written with one store per unit.
 template <typename T, typename I>
-HKB_DEVICE void upsample_nearest_body(I w_out, I h_out, double w_scale, double h_scale, I c, I w_in,
-                                      I h_in, const I* s, I rows, const T* src, T* dst) {
-  constexpr int V = 16 / sizeof(T);
+HKB_DEVICE void upsample_nearest_body(uint64_t first, uint64_t step, I w_out, I h_out,
+                                      double w_scale, double h_scale, I c, I w_in, I h_in,
+                                      const I* s, I rows, const T* src, T* dst) {
+  constexpr int V = pack_width<T>::value;
   const I chunks = h_out / V + (h_out % V != 0);
   const I units = rows * chunks;
-  const bool packed = hkb::is_aligned(dst, 16) && h_out % V == 0;
-  const uint64_t step = hkb::grid_stride();
-  for (uint64_t u = hkb::global_thread_index(); u < units; u += step) {
+  const bool packed = hkb::is_aligned(dst, sizeof(T) * V) && h_out % V == 0;
+  for (uint64_t u = first; u < units; u += step) {
     const I row = static_cast<I>(u) / chunks;
     const I y0 = (static_cast<I>(u) - row * chunks) * V;
     const I plane = row / w_out;
@@ -494,9 +545,19 @@ HKB_DEVICE void upsample_nearest_body(I w_out, I h_out, double w_scale, double h
   }
 }
 
+// The output count is no argument (batch and channels live in info), so the split cannot tell
+// whether the grid covers the outputs, nor which blocks are past the end, without a memory read:
+// every block takes its own range of units (see units_per_block), which candle's geometry fills
+// and any other grid strides over. For 2-byte values that is 128 threads a block (the copy
+// measurements: 50%, against 64% for 256 threads over the first half of the blocks).
 template <typename T>
 __device__ void upsample_nearest2d(uint64_t w_out, uint64_t h_out, double w_scale, double h_scale,
                                    const size_t* info, const T* src, T* dst) {
+  constexpr int V = pack_width<T>::value;
+  const uint32_t per_block = (blockDim.x + V - 1) / V;
+  if (threadIdx.x >= per_block) return;
+  const uint64_t first = static_cast<uint64_t>(blockIdx.x) * per_block + threadIdx.x;
+  const uint64_t step = static_cast<uint64_t>(gridDim.x) * per_block;
   const uint64_t b = info[0], c = info[1], w_in = info[2], h_in = info[3];
   const uint64_t rows = b * c * w_out;
   if (rows == 0 || h_out == 0 || w_in == 0 || h_in == 0) return;
@@ -506,12 +567,12 @@ __device__ void upsample_nearest2d(uint64_t w_out, uint64_t h_out, double w_scal
   if (rows * h_out <= lim && max_off <= lim) {
     const uint32_t s[4] = {static_cast<uint32_t>(info[4]), static_cast<uint32_t>(info[5]),
                            static_cast<uint32_t>(info[6]), static_cast<uint32_t>(info[7])};
-    upsample_nearest_body<T, uint32_t>(w_out, h_out, w_scale, h_scale, c, w_in, h_in, s, rows, src,
-                                       dst);
+    upsample_nearest_body<T, uint32_t>(first, step, w_out, h_out, w_scale, h_scale, c, w_in, h_in,
+                                       s, rows, src, dst);
   } else {
     const uint64_t s[4] = {info[4], info[5], info[6], info[7]};
-    upsample_nearest_body<T, uint64_t>(w_out, h_out, w_scale, h_scale, c, w_in, h_in, s, rows, src,
-                                       dst);
+    upsample_nearest_body<T, uint64_t>(first, step, w_out, h_out, w_scale, h_scale, c, w_in, h_in,
+                                       s, rows, src, dst);
   }
 }
 
@@ -595,6 +656,10 @@ __device__ void upsample_bilinear2d(uint64_t w_out, uint64_t h_out, bool align_c
 // candle launches every CONV kernel with 1024-thread blocks (for_num_elems): bound the registers
 // so such a launch always fits (nvcc gives im2col on 1- and 2-byte types 72 to 90 otherwise).
 #define HKB_CONV_GLOBAL HKB_GLOBAL HKB_OCCUPANCY(1024, 1)
+// The copying kernels (im2col, upsample_nearest2d) are bound by memory latency: two 1024-thread
+// blocks per multiprocessor (at most 32 registers per thread on NVIDIA) keep twice the bytes in
+// flight of one.
+#define HKB_CONV_COPY_GLOBAL HKB_GLOBAL HKB_OCCUPANCY(1024, 2)
 #define HKB_CONV(TAG, T)                                                                           \
   HKB_CONV_GLOBAL void conv1d_##TAG(                                                               \
       const size_t src_numel, const size_t num_dims, const size_t stride, const size_t padding,    \
@@ -629,9 +694,9 @@ __device__ void upsample_bilinear2d(uint64_t w_out, uint64_t h_out, bool align_c
       const size_t h_stride, const size_t* info, const T* src, T* dst) {                           \
     pool2d<T, true>(w_k, h_k, w_stride, h_stride, info, src, dst);                                 \
   }                                                                                                \
-  HKB_CONV_GLOBAL void upsample_nearest2d_##TAG(const size_t w_out, const size_t h_out,            \
-                                                const double w_scale, const double h_scale,        \
-                                                const size_t* info, const T* src, T* dst) {        \
+  HKB_CONV_COPY_GLOBAL void upsample_nearest2d_##TAG(const size_t w_out, const size_t h_out,       \
+                                                     const double w_scale, const double h_scale,   \
+                                                     const size_t* info, const T* src, T* dst) {   \
     upsample_nearest2d<T>(w_out, h_out, w_scale, h_scale, info, src, dst);                         \
   }                                                                                                \
   HKB_CONV_GLOBAL void upsample_bilinear2d_##TAG(                                                  \
@@ -641,7 +706,7 @@ __device__ void upsample_bilinear2d(uint64_t w_out, uint64_t h_out, bool align_c
     upsample_bilinear2d<T>(w_out, h_out, align_corners, has_scale_h, scale_h_factor, has_scale_w,  \
                            scale_w_factor, info, src, dst);                                        \
   }                                                                                                \
-  HKB_CONV_GLOBAL void im2col_##TAG(                                                               \
+  HKB_CONV_COPY_GLOBAL void im2col_##TAG(                                                          \
       const size_t dst_numel, const size_t h_out, const size_t w_out, const size_t h_k,            \
       const size_t w_k, const size_t stride, const size_t padding, const size_t dilation,          \
       const size_t* info, const T* src, T* dst) {                                                  \

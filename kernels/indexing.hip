@@ -178,17 +178,35 @@ struct StridedIds {
   }
 };
 
-// index_select over B-byte words: each output row (one (l, i) pair) is `words_per_row` words, and
-// thread p moves word p. Consecutive threads move consecutive words of a row, so every warp
-// reads and writes whole contiguous segments.
+// How a launch splits units of work (a unit: v consecutive elements moved with one access) among
+// its threads: the number of threads of each block that take units, the others leaving before
+// their first memory access. Under candle's geometry (for_num_elems: one thread per element,
+// 1024-thread blocks, at most two resident per NVIDIA multiprocessor) most threads have no unit,
+// and the copy measurements of kernels/common/elementwise.h (H100) say how to place the busy
+// ones: 256 threads a block moving one 16-byte unit each. For 4-byte values that is every block
+// moving its own blockDim.x-element range (92% of copy bandwidth, against 69% for one element
+// per thread), for 2- and 1-byte values the first half / quarter of the blocks (2-byte: 64%,
+// against 44% with all 1024 threads of the first eighth). A block never takes less than its own
+// range (8-byte values: 512 threads). A grid that does not cover the elements gives every thread a
+// unit per step. The loops stride by gridDim.x * units_per_block, so any grid is correct.
+HKB_DEVICE uint32_t units_per_block(uint64_t elems, uint32_t v) {
+  const uint32_t b = blockDim.x;
+  if (static_cast<uint64_t>(gridDim.x) * b < elems) return b;
+  const uint32_t own = (b + v - 1) / v;
+  const uint32_t busy = own > 256 ? own : 256;
+  return busy < b ? busy : b;
+}
+
+// index_select over B-byte words: each output row (one (l, i) pair) is `words_per_row` words and
+// the words [first, words) in steps of `step` are this thread's.
 template <int B, typename Ids>
-HKB_DEVICE void select_words(uint64_t words, uint64_t words_per_row, const Ids& ids,
-                             const void* inp, void* out, uint64_t src_dim, uint64_t ids_dim) {
+HKB_DEVICE void select_words(uint64_t first, uint64_t step, uint64_t words, uint64_t words_per_row,
+                             const Ids& ids, const void* inp, void* out, uint64_t src_dim,
+                             uint64_t ids_dim) {
   using W = typename Word<B>::type;
   const W* __restrict__ src = static_cast<const W*>(inp);
   W* __restrict__ dst = static_cast<W*>(out);
-  const uint64_t stride = hkb::grid_stride();
-  for (uint64_t p = hkb::global_thread_index(); p < words; p += stride) {
+  for (uint64_t p = first; p < words; p += step) {
     const DivMod row_col = divmod(p, words_per_row);
     const DivMod left_id = divmod(row_col.q, ids_dim);
     W v = Word<B>::zero();
@@ -200,14 +218,47 @@ HKB_DEVICE void select_words(uint64_t words, uint64_t words_per_row, const Ids& 
   }
 }
 
+// hkb::is_contiguous with each dim's size and stride read together: one memory latency per dim
+// instead of two, and this check runs before the first id read of every busy thread.
+HKB_DEVICE bool ids_contiguous(uint64_t num_dims, const size_t* dims, const size_t* strides) {
+  uint64_t expected = 1;
+  bool dense = true;
+  for (uint64_t d = num_dims; d-- > 0;) {
+    const uint64_t dim = dims[d], st = strides[d];
+    dense &= (dim == 1) | (st == expected);
+    expected *= dim;
+  }
+  return dense;
+}
+
 HKB_DEVICE bool aligned_to(const void* p, uint64_t bytes) {
   return (reinterpret_cast<uintptr_t>(p) & (bytes - 1)) == 0;
 }
 
-// Contiguous ids (every layout candle's index_select produces) take the widest word (at most 16
-// bytes) that divides a row and to which both pointers are aligned; every thread of the launch
-// takes the same branch. Strided ids (never produced by candle's callers) move one element per
-// step, which keeps the kernel's register count within the occupancy budget above.
+// Moves the n outputs as B-byte words. The split is decided from the arguments alone, so threads
+// without work leave before their first memory access (the ids layout lives in device memory).
+template <int B, typename I>
+HKB_DEVICE void select_as_words(uint64_t n, size_t row_elems, uint64_t elem_bytes, size_t num_dims,
+                                const size_t* info, const I* ids, const void* inp, void* out,
+                                uint64_t src_dim, uint64_t ids_dim) {
+  const uint64_t words = n * elem_bytes / B;
+  const uint32_t per_block = units_per_block(n, static_cast<uint32_t>(B / elem_bytes));
+  const uint64_t first = static_cast<uint64_t>(blockIdx.x) * per_block + threadIdx.x;
+  if (threadIdx.x >= per_block || first >= words) return;
+  const uint64_t step = static_cast<uint64_t>(gridDim.x) * per_block;
+  const uint64_t words_per_row = row_elems * elem_bytes / B;
+  if (info == nullptr || ids_contiguous(num_dims, info, info + num_dims)) {
+    select_words<B>(first, step, words, words_per_row, ContiguousIds<I>{ids}, inp, out, src_dim,
+                    ids_dim);
+  } else {
+    select_words<B>(first, step, words, words_per_row,
+                    StridedIds<I>{ids, num_dims, info, info + num_dims}, inp, out, src_dim,
+                    ids_dim);
+  }
+}
+
+// The widest word (at most 16 bytes) that divides a row and the output and to which both
+// pointers are aligned; every thread of the launch takes the same branch.
 template <typename I, typename T>
 __device__ void index_select(size_t numel, size_t num_dims, const size_t* info, const I* ids,
                              const T* inp, T* out, size_t left, size_t src_dim, size_t ids_dim,
@@ -215,28 +266,23 @@ __device__ void index_select(size_t numel, size_t num_dims, const size_t* info, 
   uint64_t n = static_cast<uint64_t>(left) * ids_dim * right;
   if (numel < n) n = numel;
   if (n == 0) return;
-  if (info != nullptr && !hkb::is_contiguous(num_dims, info, info + num_dims)) {
-    const StridedIds<I> view{ids, num_dims, info, info + num_dims};
-    select_words<sizeof(T)>(n, right, view, inp, out, src_dim, ids_dim);
-    return;
-  }
-  const ContiguousIds<I> view{ids};
   const uint64_t row_bytes = static_cast<uint64_t>(right) * sizeof(T);
   const uint64_t total_bytes = n * sizeof(T);
   auto fits = [&](uint64_t b) {
-    return b >= sizeof(T) && row_bytes % b == 0 && total_bytes % b == 0 && aligned_to(inp, b) &&
+    return b > sizeof(T) && row_bytes % b == 0 && total_bytes % b == 0 && aligned_to(inp, b) &&
            aligned_to(out, b);
   };
   if (fits(16)) {
-    select_words<16>(total_bytes / 16, row_bytes / 16, view, inp, out, src_dim, ids_dim);
+    select_as_words<16>(n, right, sizeof(T), num_dims, info, ids, inp, out, src_dim, ids_dim);
   } else if (fits(8)) {
-    select_words<8>(total_bytes / 8, row_bytes / 8, view, inp, out, src_dim, ids_dim);
+    select_as_words<8>(n, right, sizeof(T), num_dims, info, ids, inp, out, src_dim, ids_dim);
   } else if (fits(4)) {
-    select_words<4>(total_bytes / 4, row_bytes / 4, view, inp, out, src_dim, ids_dim);
+    select_as_words<4>(n, right, sizeof(T), num_dims, info, ids, inp, out, src_dim, ids_dim);
   } else if (fits(2)) {
-    select_words<2>(total_bytes / 2, row_bytes / 2, view, inp, out, src_dim, ids_dim);
+    select_as_words<2>(n, right, sizeof(T), num_dims, info, ids, inp, out, src_dim, ids_dim);
   } else {
-    select_words<sizeof(T)>(n, right, view, inp, out, src_dim, ids_dim);
+    select_as_words<sizeof(T)>(n, right, sizeof(T), num_dims, info, ids, inp, out, src_dim,
+                               ids_dim);
   }
 }
 
@@ -257,24 +303,77 @@ __device__ void gather(size_t numel, const I* __restrict__ ids, const T* __restr
   }
 }
 
-// One thread per (l, r) column, walking the ids in order (see the contract at the top).
+// Ids per batch of index_add for positions of P: as many as the 64-register budget of a 1024-thread
+// block holds without spilling (8-byte values, 64-bit positions and fp8's conversions take more).
+template <typename P, typename T>
+struct add_batch {
+  static constexpr int wide = sizeof(T) > 4 || sizeof(P) > 4 || std::is_same<T, hkb::f8e4m3>::value
+                                  ? 1
+                                  : 0;
+  static constexpr int value = wide ? 4 : 8;
+};
+
+// One thread per (l, r) column, walking the ids in order (see the contract at the top). candle's
+// geometry gives this op only left * right threads (a few blocks for an embedding's backward), so
+// one memory latency per id would dominate: the ids go add_batch at a time, with the batch's
+// source and destination reads in flight together. A position repeated within a batch takes the
+// value the batch computed for it last, and the stores go out in index order, so every element
+// sees exactly the additions, in exactly the order, of walking the ids one at a time. Positions
+// are held as P: 32-bit whenever dst_dim allows, which keeps a batch within the register budget.
+template <typename P, typename I, typename T>
+HKB_DEVICE void index_add_columns(const I* __restrict__ ids, uint64_t count,
+                                  const T* __restrict__ inp, T* __restrict__ out, uint64_t n,
+                                  uint64_t src_dim, uint64_t dst_dim, uint64_t right) {
+  constexpr int K = add_batch<P, T>::value;
+  const uint64_t stride = hkb::grid_stride();
+  for (uint64_t t = hkb::global_thread_index(); t < n; t += stride) {
+    const DivMod lr = divmod(t, right);
+    const T* src_col = inp + lr.q * src_dim * right + lr.r;
+    T* dst_col = out + lr.q * dst_dim * right + lr.r;
+    for (uint64_t j0 = 0; j0 < count; j0 += K) {
+      P pos[K];
+      bool hit[K];
+      T s[K], d[K];
+#pragma unroll
+      for (int k = 0; k < K; ++k) {
+        const bool in = j0 + k < count;
+        uint64_t p = 0;
+        hit[k] = in && resolve(ids[j0 + k], dst_dim, p);
+        pos[k] = static_cast<P>(p);
+        if (in) s[k] = src_col[(j0 + k) * right];
+      }
+#pragma unroll
+      for (int k = 0; k < K; ++k) {
+        if (hit[k]) d[k] = dst_col[static_cast<uint64_t>(pos[k]) * right];
+      }
+#pragma unroll
+      for (int k = 0; k < K; ++k) {
+        if (!hit[k]) continue;
+        T cur = d[k];
+#pragma unroll
+        for (int m = 0; m < k; ++m) {
+          if (hit[m] && pos[m] == pos[k]) cur = d[m];
+        }
+        d[k] = add_values(cur, s[k]);
+      }
+#pragma unroll
+      for (int k = 0; k < K; ++k) {
+        if (hit[k]) dst_col[static_cast<uint64_t>(pos[k]) * right] = d[k];
+      }
+    }
+  }
+}
+
 template <typename I, typename T>
 __device__ void index_add(const I* __restrict__ ids, size_t ids_dim, const T* __restrict__ inp,
                           T* __restrict__ out, size_t left, size_t src_dim, size_t dst_dim,
                           size_t right) {
   const uint64_t n = static_cast<uint64_t>(left) * right;
   const uint64_t count = ids_dim < src_dim ? ids_dim : src_dim;
-  const uint64_t stride = hkb::grid_stride();
-  for (uint64_t t = hkb::global_thread_index(); t < n; t += stride) {
-    const DivMod lr = divmod(t, right);
-    const T* src_col = inp + lr.q * src_dim * right + lr.r;
-    T* dst_col = out + lr.q * dst_dim * right + lr.r;
-    for (uint64_t j = 0; j < count; ++j) {
-      uint64_t pos;
-      if (!resolve(ids[j], dst_dim, pos)) continue;
-      T* d = dst_col + pos * right;
-      *d = add_values(*d, src_col[j * right]);
-    }
+  if (dst_dim <= 0xFFFFFFFFull) {
+    index_add_columns<uint32_t>(ids, count, inp, out, n, src_dim, dst_dim, right);
+  } else {
+    index_add_columns<uint64_t>(ids, count, inp, out, n, src_dim, dst_dim, right);
   }
 }
 
@@ -319,12 +418,12 @@ __device__ void scatter(const I* __restrict__ ids, const T* __restrict__ inp, T*
                                          const size_t ids_dim_size, const size_t right_size) {   \
     gather<I, V>(numel, ids, inp, out, left_size, src_dim_size, ids_dim_size, right_size);       \
   }
-#define HKB_INDEX_ADD(ITAG, I, VTAG, V)                                                         \
-  HKB_GLOBAL void ia_##ITAG##_##VTAG(const I* ids, const size_t ids_dim_size, const V* inp,     \
-                                     V* out, const size_t left_size, const size_t src_dim_size, \
-                                     const size_t dst_dim_size, const size_t right_size) {      \
-    index_add<I, V>(ids, ids_dim_size, inp, out, left_size, src_dim_size, dst_dim_size,         \
-                    right_size);                                                                \
+#define HKB_INDEX_ADD(ITAG, I, VTAG, V)                                                      \
+  HKB_GLOBAL void HKB_OCCUPANCY(1024, 1) ia_##ITAG##_##VTAG(                                 \
+      const I* ids, const size_t ids_dim_size, const V* inp, V* out, const size_t left_size, \
+      const size_t src_dim_size, const size_t dst_dim_size, const size_t right_size) {       \
+    index_add<I, V>(ids, ids_dim_size, inp, out, left_size, src_dim_size, dst_dim_size,      \
+                    right_size);                                                             \
   }
 #define HKB_SCATTER(ITAG, I, VTAG, V)                                                           \
   HKB_GLOBAL void s_##ITAG##_##VTAG(const I* ids, const V* inp, V* out, const size_t left_size, \

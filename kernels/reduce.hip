@@ -11,7 +11,15 @@
 // is used. rope*: any grid (grid-stride over pairs). Every cross-lane step is a shuffle with an
 // explicit width; a block of a power-of-two size below the wave (32 threads on a 64-lane CDNA wave)
 // reduces with shuffles of that width, a block that is a multiple of the wave reduces per wave and
-// then through shared memory, any other size through shared memory alone.
+// then through shared memory, any other size through shared memory alone (docs/wavefront.md).
+//
+// fast_* work split: blocks take chunks of consecutive outputs (about 64 KiB of input, at least
+// 1024 chunks when there are that many outputs); the blocks past the last chunk return before
+// reading anything, so candle's grid of one block per output costs only their launch. Contiguous
+// 16-byte aligned rows of whole 16-byte packs (2+ byte types) are read as one coalesced stream
+// per chunk, several rows per pass when a row has fewer packs than the block has threads (aligned
+// power-of-two segments of threads per row), with the next packs in flight while a row is
+// reduced. Everything else goes one output at a time.
 //
 // fast_* layout: info = [dims, strides] of the source with the reduced dims last (candle's
 // FastReduce order); output o reduces logical elements [o*E, (o+1)*E) with E =
@@ -26,9 +34,10 @@
 // - min/max: NaN propagates (any NaN gives NaN); -0.0 < +0.0 (IEEE 754-2019 minimum/maximum).
 //   Empty: max = -inf / the type's minimum, min = +inf / the type's maximum.
 // - sums: f16/bf16/f32 accumulate in f32, f64 in f64. Each thread sums with Neumaier compensation,
-//   then a tree of log2(block) levels (power-of-two blocks): |error| <= (log2(block) + 3) * eps *
-//   sum|x| for any n. An infinite or NaN partial skips its compensation term, so inf/NaN propagate
-//   as in a plain sum. Integer sums wrap modulo 2^bits (u8 as candle's u8 accumulator does).
+//   then a tree of at most log2(block) levels (power-of-two blocks): |error| <= (log2(block) + 3) *
+//   eps * sum|x| for any n. An infinite or NaN partial skips its compensation term, so inf/NaN
+//   propagate as in a plain sum. Integer sums wrap modulo 2^bits (u8 as candle's u8 accumulator
+//   does).
 // - sum (atomic): out[dst(i)] += inp[i] where dst(i) removes each summed dim in the order given by
 //   info = [dims, strides, sum_dims_l, sum_dims_s]: di = (di / s / l) * s + di % s. f16/bf16 add in
 //   f32 and round per atomic step (compare-and-swap on the enclosing 32-bit word).
@@ -53,12 +62,12 @@ namespace {
 constexpr uint32_t kScratch = 64;
 // 16-byte loads a thread has in flight in the unrolled loops.
 constexpr int kUnroll = 4;
-// fast_*: candle's 1024-thread blocks leave 64 registers per thread; two packs in flight per
-// thread (32 bytes, 64 KiB per SM at 2048 threads) fit without spilling; u8 packs unpack to 16
-// values each, so one.
+// Packs in flight per thread in the element-wise contiguous path of fast_* (rows that are not whole
+// packs or not aligned): a 1024-thread block leaves 64 registers per thread on 64-lane CDNA, where
+// two packs of 8 or 16 values with their 64-bit indices do not fit beside the rest of the kernel.
 template <typename T>
 constexpr int fast_unroll() {
-  return sizeof(T) == 1 ? 1 : 2;
+  return sizeof(T) <= 2 ? 1 : 2;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -145,10 +154,10 @@ HKB_DEVICE double sqrt_of(double x) {
   return sqrt(x);
 }
 
-template <typename A>
+template <typename A, typename I>
 struct ArgPart {
   A value;
-  uint64_t index;
+  I index;
 };
 template <typename A>
 struct SoftmaxPart {
@@ -179,8 +188,8 @@ template <bool kFirst, typename S>
 HKB_DEVICE S xor_shuffle(S v, uint32_t mask, uint32_t width) {
   return lane_xor<kFirst>(v, mask, width);
 }
-template <bool kFirst, typename A>
-HKB_DEVICE ArgPart<A> xor_shuffle(ArgPart<A> v, uint32_t mask, uint32_t width) {
+template <bool kFirst, typename A, typename I>
+HKB_DEVICE ArgPart<A, I> xor_shuffle(ArgPart<A, I> v, uint32_t mask, uint32_t width) {
   return {lane_xor<kFirst>(v.value, mask, width), lane_xor<kFirst>(v.index, mask, width)};
 }
 template <bool kFirst, typename A>
@@ -230,6 +239,40 @@ HKB_DEVICE typename Op::V block_reduce(typename Op::V v, const Op& op) {
   hkb::block_sync();
   r = scratch[0];
   hkb::block_sync();
+  return r;
+}
+
+// Combines `v` over aligned segments of `seg` consecutive threads (linear ids [s * seg, s * seg +
+// seg)); every thread gets its segment's result. `seg` is a power of two dividing the block size
+// n, itself a power of two, so a segment of at most a wave lies inside one wave and a wider one is
+// whole waves. seg == n is block_reduce. All threads of the block call it together.
+template <class Op>
+HKB_DEVICE typename Op::V segment_reduce(typename Op::V v, const Op& op, uint32_t seg) {
+  using V = typename Op::V;
+  constexpr uint32_t W = HKB_WAVE_SIZE;
+  const uint32_t n = block_threads();
+  if (seg == n) return block_reduce(v, op);
+  if (seg <= W) {
+    // Masks below seg never leave the segment. A block below the wave has only lanes [0, n).
+    if (n < W) {
+      for (uint32_t m = seg >> 1; m > 0; m >>= 1) v = op.combine(v, xor_shuffle<true>(v, m, n));
+    } else {
+      for (uint32_t m = seg >> 1; m > 0; m >>= 1) v = op.combine(v, xor_shuffle<false>(v, m, W));
+    }
+    return v;
+  }
+  __shared__ V scratch[kScratch];
+  const uint32_t tid = block_tid();
+  for (uint32_t m = W >> 1; m > 0; m >>= 1) v = op.combine(v, xor_shuffle<false>(v, m, W));
+  if (tid % W == 0) scratch[tid / W] = v;
+  hkb::block_sync();
+  // Every wave of the segment combines the segment's seg / W wave partials (identity in the other
+  // lanes) with a full-width butterfly, as block_reduce does for the whole block.
+  const uint32_t waves = seg / W;
+  const uint32_t lane = tid % W;
+  V r = lane < waves ? scratch[(tid / seg) * waves + lane] : op.identity();
+  for (uint32_t m = W >> 1; m > 0; m >>= 1) r = op.combine(r, xor_shuffle<false>(r, m, W));
+  hkb::block_sync();  // scratch is free for the next call
   return r;
 }
 
@@ -300,13 +343,15 @@ struct ExtremeOp {
   HKB_DEVICE V combine(V a, V b) const { return pick(a, b); }
 };
 
-template <typename A, bool kMax>
+// I: the index type, wide enough for every index of the group and for ~I(0) above them all (the
+// identity's index, which an empty group reports as 0xFFFFFFFF).
+template <typename A, bool kMax, typename I>
 struct ArgOp {
-  using V = ArgPart<A>;
+  using V = ArgPart<A, I>;
   using State = V;
   A neutral;  // the identity value: -inf / the minimum for max, +inf / the maximum for min
   // Whether (x, i) wins over (y, j): NaN first, then the extreme value, then the smaller index.
-  HKB_DEVICE static bool wins(A x, uint64_t i, A y, uint64_t j) {
+  HKB_DEVICE static bool wins(A x, I i, A y, I j) {
     const bool xn = is_nan(x), yn = is_nan(y);
     if (xn || yn) return xn && (!yn || i < j);
     if (kMax ? x > y : x < y) return true;
@@ -317,10 +362,10 @@ struct ArgOp {
     }
     return i < j;
   }
-  HKB_DEVICE V identity() const { return {neutral, ~0ull}; }
-  HKB_DEVICE State init() const { return {neutral, ~0ull}; }
+  HKB_DEVICE V identity() const { return {neutral, static_cast<I>(~I(0))}; }
+  HKB_DEVICE State init() const { return identity(); }
   HKB_DEVICE void add(State& st, A x, uint64_t j) const {
-    if (wins(x, j, st.value, st.index)) st = {x, j};
+    if (wins(x, static_cast<I>(j), st.value, st.index)) st = {x, static_cast<I>(j)};
   }
   HKB_DEVICE V finish(State st) const { return st; }
   HKB_DEVICE V combine(V a, V b) const { return wins(b.value, b.index, a.value, a.index) ? b : a; }
@@ -469,35 +514,142 @@ HKB_DEVICE InnerShape split_inner(uint64_t nd, const size_t* dims, const size_t*
   return s;
 }
 
+// Blocks take chunks of consecutive outputs: chunk c = blockIdx.x, blockIdx.x + gridDim.x, ...
+// candle launches a block per output; chunks of about kChunkBytes of input let one block keep the
+// loads of its next row in flight while it reduces the current one, and the blocks past the last
+// chunk leave before they read anything (the other layouts go one output at a time over the
+// blocks that have a chunk). There are at least kMinChunks chunks whenever there are that many
+// outputs, so every multiprocessor gets work.
+constexpr uint64_t kChunkBytes = 64 * 1024;
+constexpr uint64_t kMinChunks = 1024;
+// Packs a thread has in flight ahead of its use in reduce_packed_rows.
+constexpr int kDepth = 2;
+
+// log2 of the outputs per chunk: a power of two, so that counting chunks takes a shift.
+HKB_DEVICE uint32_t chunk_shift(uint64_t n_out, uint64_t group, uint64_t elem_bytes) {
+  const uint64_t row_bytes = group * elem_bytes;
+  if (row_bytes == 0 || row_bytes >= kChunkBytes) return 0;
+  uint64_t most = static_cast<uint32_t>(kChunkBytes) / static_cast<uint32_t>(row_bytes);
+  if (most > n_out / kMinChunks) most = n_out / kMinChunks;
+  uint32_t shift = 0;
+  while ((2ull << shift) <= most) ++shift;
+  return shift;
+}
+
+// Rows [first, first + rows) of a contiguous, 16-byte aligned layout whose rows are P whole
+// packs: together packs [first * P, (first + rows) * P). Item i of thread tid is pack i * nt + tid
+// of that range, so every load of the block is coalesced and one row follows the other. seg =
+// min(P, nt) threads share a row (P a multiple of nt, or P and nt powers of two), each reading
+// P / seg of its packs; kDepth items are loaded ahead of their use, so a row's reduction overlaps
+// the next row's loads. Within a thread the elements of a row come in order. Counts are 32-bit:
+// the caller keeps rows * P below 2^31 and the group below 2^32.
 template <typename T, class Op, class Store>
+HKB_DEVICE void reduce_packed_rows(const T* src, uint32_t P, uint32_t seg, uint64_t first,
+                                   uint32_t rows, const Op& op, Store& store) {
+  constexpr int V = 16 / sizeof(T);
+  using Pk = hkb::Pack<T, V>;
+  const uint32_t tid = block_tid();
+  const uint32_t nt = block_threads();
+  const uint32_t per_row = P / seg;
+  const uint32_t rows_per_pass = nt / seg;
+  const uint32_t items = (rows + rows_per_pass - 1) / rows_per_pass * per_row;
+  // Items of this thread inside the range: i * nt + tid < rows * P.
+  const uint32_t limit = rows * P;
+  const uint32_t mine = limit > tid ? (limit - tid + nt - 1) / nt : 0;
+  const Pk* xp = reinterpret_cast<const Pk*>(src) + first * P + tid;
+  Pk buf[kDepth] = {};
+#pragma unroll
+  for (int u = 0; u < kDepth; ++u) {
+    if (static_cast<uint32_t>(u) < mine) buf[u] = xp[static_cast<uint64_t>(u) * nt];
+  }
+  auto st = op.init();
+  uint32_t j = 0;                        // item within the row
+  uint32_t row = tid / seg;              // row of the current item within the range
+  const uint32_t col = (tid % seg) * V;  // first element of the first item within the row
+  const uint32_t col_step = seg * V;
+  for (uint32_t i0 = 0; i0 < items; i0 += kDepth) {
+#pragma unroll
+    for (int u = 0; u < kDepth; ++u) {
+      const uint32_t i = i0 + u;
+      if (i < items) {
+        const Pk cur = buf[u];
+        if (i + kDepth < mine) buf[u] = xp[static_cast<uint64_t>(i + kDepth) * nt];
+        if (i < mine) {
+          const uint32_t c = col + j * col_step;
+#pragma unroll
+          for (int k = 0; k < V; ++k) op.add(st, to_acc(cur.v[k]), c + k);
+        }
+        if (++j == per_row) {
+          const auto r = segment_reduce(op.finish(st), op, seg);
+          if (tid % seg == 0 && i < mine) store(first + row, r);
+          st = op.init();
+          j = 0;
+          row += rows_per_pass;
+        }
+      }
+    }
+  }
+}
+
+// `op` for the general paths; `packed_op` (the same reduction, possibly with 32-bit indices) for
+// reduce_packed_rows, which 1-byte types skip: three packs of 16 values each in flight exceed the
+// registers of a 1024-thread block on 64-lane CDNA.
+template <typename T, class Op, class PackedOp, class Store>
 __device__ void fast_reduce(uint64_t src_numel, uint64_t group, uint64_t nd, const size_t* info,
-                            const T* src, const Op& op, Store store) {
+                            const T* src, const Op& op, const PackedOp& packed_op, Store store) {
+  constexpr uint32_t V = 16 / sizeof(T);
+  const uint64_t n_out = group == 0 ? gridDim.x : (src_numel + group - 1) / group;
+  const uint32_t shift = chunk_shift(n_out, group, sizeof(T));
+  const uint64_t per_chunk = 1ull << shift;
+  if (blockIdx.x * per_chunk >= n_out) return;
   const size_t* dims = info;
   const size_t* strides = info + nd;
   const uint32_t tid = block_tid();
   const uint32_t nt = block_threads();
-  const uint64_t n_out = group == 0 ? gridDim.x : (src_numel + group - 1) / group;
+  if constexpr (sizeof(T) > 1) {
+    // The packed-row path: threads per row from the arguments alone (0 where it does not apply),
+    // so the compiler keeps it in uniform registers; the layout only decides whether it is taken.
+    const uint64_t P = group / V;
+    uint32_t seg = 0;
+    if (group != 0 && group % V == 0 && group <= 0xFFFFFFFFull && per_chunk * P <= 0x7FFFFFFFull &&
+        src_numel % group == 0 && hkb::is_aligned(src, 16)) {
+      if (P >= nt) {
+        if (P % nt == 0) seg = nt;
+      } else if ((P & (P - 1)) == 0 && (nt & (nt - 1)) == 0) {
+        seg = static_cast<uint32_t>(P);
+      }
+    }
+    if (seg != 0 && hkb::is_contiguous(nd, dims, strides)) {
+      for (uint64_t begin = blockIdx.x * per_chunk; begin < n_out; begin += gridDim.x * per_chunk) {
+        const uint64_t rows = n_out - begin < per_chunk ? n_out - begin : per_chunk;
+        reduce_packed_rows(src, static_cast<uint32_t>(P), seg, begin, static_cast<uint32_t>(rows),
+                           packed_op, store);
+      }
+      return;
+    }
+  }
+  // The other layouts: one output at a time, over the blocks that have a chunk.
+  const uint64_t chunks = (n_out + per_chunk - 1) >> shift;
+  const uint64_t stride = chunks < gridDim.x ? chunks : gridDim.x;
   const InnerShape inner = split_inner(nd, dims, strides, group);
-  for (uint64_t o = blockIdx.x; o < n_out; o += gridDim.x) {
+  for (uint64_t o = blockIdx.x; o < n_out; o += stride) {
     auto st = op.init();
     const uint64_t first = o * group;
     const uint64_t count = group == 0 ? 0 : (src_numel - first < group ? src_numel - first : group);
     auto add = [&](T x, uint64_t j) { op.add(st, to_acc(x), j); };
-    if (count == 0) {
-    } else if (!inner.found) {
-      for (uint64_t j = tid; j < count; j += nt) {
-        add(src[hkb::strided_offset(first + j, nd, dims, strides)], j);
-      }
-    } else {
-      const uint64_t base = hkb::strided_offset(o, inner.k, dims, strides);
-      if (inner.collapsible && inner.stride == 1) {
+    if (count != 0) {
+      // Without trailing dims that hold exactly the group, element j is logical element first + j
+      // of the whole layout.
+      const uint64_t base = inner.found ? hkb::strided_offset(o, inner.k, dims, strides) : 0;
+      if (inner.found && inner.collapsible && inner.stride == 1) {
         visit_contiguous<fast_unroll<T>()>(src + base, count, tid, nt, add);
-      } else if (inner.collapsible) {
+      } else if (inner.found && inner.collapsible) {
         for (uint64_t j = tid; j < count; j += nt) add(src[base + j * inner.stride], j);
       } else {
+        const uint64_t k = inner.found ? inner.k : 0;
+        const uint64_t skip = inner.found ? 0 : first;
         for (uint64_t j = tid; j < count; j += nt) {
-          add(src[base + hkb::strided_offset(j, nd - inner.k, dims + inner.k, strides + inner.k)],
-              j);
+          add(src[base + hkb::strided_offset(skip + j, nd - k, dims + k, strides + k)], j);
         }
       }
     }
@@ -512,9 +664,9 @@ __device__ void fast_sum(size_t src_numel, size_t group, size_t nd, const size_t
   using A = acc_t<T>;
   auto store = [&](uint64_t o, A r) { dst[o] = to_storage<T>(r); };
   if constexpr (std::is_floating_point<A>::value) {
-    fast_reduce(src_numel, group, nd, info, src, SumFloatOp<A>{}, store);
+    fast_reduce(src_numel, group, nd, info, src, SumFloatOp<A>{}, SumFloatOp<A>{}, store);
   } else {
-    fast_reduce(src_numel, group, nd, info, src, SumIntOp<A>{}, store);
+    fast_reduce(src_numel, group, nd, info, src, SumIntOp<A>{}, SumIntOp<A>{}, store);
   }
 }
 
@@ -523,17 +675,20 @@ __device__ void fast_extreme(size_t src_numel, size_t group, size_t nd, const si
                              const T* src, T* dst) {
   using A = acc_t<T>;
   const ExtremeOp<A, kMax> op{kMax ? lowest<T>() : highest<T>()};
-  fast_reduce(src_numel, group, nd, info, src, op,
+  fast_reduce(src_numel, group, nd, info, src, op, op,
               [&](uint64_t o, A r) { dst[o] = to_storage<T>(r); });
 }
 
+// Indices are 64-bit in the general paths (any group) and 32-bit in the packed-row path (groups
+// below 2^32 elements).
 template <typename T, bool kMax>
 __device__ void fast_arg(size_t src_numel, size_t group, size_t nd, const size_t* info,
                          const T* src, uint32_t* dst) {
   using A = acc_t<T>;
-  const ArgOp<A, kMax> op{kMax ? lowest<T>() : highest<T>()};
-  fast_reduce(src_numel, group, nd, info, src, op,
-              [&](uint64_t o, ArgPart<A> r) { dst[o] = static_cast<uint32_t>(r.index); });
+  const ArgOp<A, kMax, uint64_t> op{kMax ? lowest<T>() : highest<T>()};
+  const ArgOp<A, kMax, uint32_t> packed_op{op.neutral};
+  fast_reduce(src_numel, group, nd, info, src, op, packed_op,
+              [&](uint64_t o, auto r) { dst[o] = static_cast<uint32_t>(r.index); });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -872,27 +1027,37 @@ __device__ void rope_thd(const T* src, const T* cos, const T* sin, T* dst, uint3
 
 #define HKB_REDUCE_GLOBAL HKB_GLOBAL __launch_bounds__(1024)
 
+// fast_*: 1024-thread blocks resident per multiprocessor (on NVIDIA a register cap of 32 for 2),
+// per dtype: two let one block's loads run while the other reduces or starts; the 8-byte and u8
+// paths need more registers than two blocks leave.
 #define HKB_REDUCE_FAST_DTYPES(X) \
-  HKB_DTYPES_FLOAT(X) X(u8, uint8_t) X(u32, uint32_t) X(i64, int64_t)
+  X(bf16, hkb::bf16, 2)           \
+  X(f16, hkb::f16, 2)             \
+  X(f32, float, 2) X(f64, double, 1) X(u8, uint8_t, 1) X(u32, uint32_t, 2) X(i64, int64_t, 1)
 
 #define HKB_FAST_ARGS                                                              \
   const size_t src_numel, const size_t el_to_sum_per_block, const size_t num_dims, \
       const size_t *info
-#define HKB_FAST(TAG, T)                                                                 \
-  HKB_REDUCE_GLOBAL void fast_sum_##TAG(HKB_FAST_ARGS, const T* src, T* dst) {           \
-    fast_sum<T>(src_numel, el_to_sum_per_block, num_dims, info, src, dst);               \
-  }                                                                                      \
-  HKB_REDUCE_GLOBAL void fast_min_##TAG(HKB_FAST_ARGS, const T* src, T* dst) {           \
-    fast_extreme<T, false>(src_numel, el_to_sum_per_block, num_dims, info, src, dst);    \
-  }                                                                                      \
-  HKB_REDUCE_GLOBAL void fast_max_##TAG(HKB_FAST_ARGS, const T* src, T* dst) {           \
-    fast_extreme<T, true>(src_numel, el_to_sum_per_block, num_dims, info, src, dst);     \
-  }                                                                                      \
-  HKB_REDUCE_GLOBAL void fast_argmin_##TAG(HKB_FAST_ARGS, const T* src, uint32_t* dst) { \
-    fast_arg<T, false>(src_numel, el_to_sum_per_block, num_dims, info, src, dst);        \
-  }                                                                                      \
-  HKB_REDUCE_GLOBAL void fast_argmax_##TAG(HKB_FAST_ARGS, const T* src, uint32_t* dst) { \
-    fast_arg<T, true>(src_numel, el_to_sum_per_block, num_dims, info, src, dst);         \
+#define HKB_FAST(TAG, T, BLOCKS)                                                      \
+  HKB_GLOBAL void HKB_OCCUPANCY(1024, BLOCKS)                                         \
+      fast_sum_##TAG(HKB_FAST_ARGS, const T* src, T* dst) {                           \
+    fast_sum<T>(src_numel, el_to_sum_per_block, num_dims, info, src, dst);            \
+  }                                                                                   \
+  HKB_GLOBAL void HKB_OCCUPANCY(1024, BLOCKS)                                         \
+      fast_min_##TAG(HKB_FAST_ARGS, const T* src, T* dst) {                           \
+    fast_extreme<T, false>(src_numel, el_to_sum_per_block, num_dims, info, src, dst); \
+  }                                                                                   \
+  HKB_GLOBAL void HKB_OCCUPANCY(1024, BLOCKS)                                         \
+      fast_max_##TAG(HKB_FAST_ARGS, const T* src, T* dst) {                           \
+    fast_extreme<T, true>(src_numel, el_to_sum_per_block, num_dims, info, src, dst);  \
+  }                                                                                   \
+  HKB_GLOBAL void HKB_OCCUPANCY(1024, BLOCKS)                                         \
+      fast_argmin_##TAG(HKB_FAST_ARGS, const T* src, uint32_t* dst) {                 \
+    fast_arg<T, false>(src_numel, el_to_sum_per_block, num_dims, info, src, dst);     \
+  }                                                                                   \
+  HKB_GLOBAL void HKB_OCCUPANCY(1024, BLOCKS)                                         \
+      fast_argmax_##TAG(HKB_FAST_ARGS, const T* src, uint32_t* dst) {                 \
+    fast_arg<T, true>(src_numel, el_to_sum_per_block, num_dims, info, src, dst);      \
   }
 HKB_REDUCE_FAST_DTYPES(HKB_FAST)
 

@@ -717,6 +717,28 @@ TYPED_TEST(ConvTest, GridSmallerThanWork) {
   check_bilinear<T>(*this, {2, 3, 9, 7, 20, 15, false, 0, 0}, Kind::Contiguous, &cfg);
 }
 
+// Grids that cover the outputs with blocks other than candle's 1024 threads (90: block ranges that
+// end inside a 16-byte unit; 30: less than a wave; 256 with spare blocks), for the kernels that
+// give each block its own range of outputs.
+TYPED_TEST(ConvTest, CoveringGrids) {
+  using T = TypeParam;
+  for (const uint32_t block : {90u, 30u, 256u}) {
+    const uint32_t extra = block == 256 ? 5 : 0;
+    auto cover = [&](size_t n) {
+      return hkb::LaunchConfig::make(static_cast<uint32_t>((n + block - 1) / block) + extra, 1, 1,
+                                     block, 1, 1);
+    };
+    const auto a = cover(2 * 8 * 17 * 19 * 9);
+    check_im2col<T>(*this, {2, 8, 17, 19, 3, 3, 1, 1, 1}, Kind::Contiguous, &a);
+    const auto b = cover(2 * 3 * 7 * 9 * 9);  // c_in * 3 * 3 = 27: units span two positions
+    check_im2col<T>(*this, {2, 3, 7, 9, 3, 3, 1, 0, 1}, Kind::ChannelsLast, &b);
+    const auto c = cover(2 * 3 * 32 * 32);
+    check_nearest<T>(*this, {2, 3, 16, 16, 32, 32}, Kind::Contiguous, &c);
+    const auto d = cover(2 * 3 * 9 * 13);
+    check_nearest<T>(*this, {2, 3, 5, 7, 9, 13}, Kind::OffsetBroadcast, &d);
+  }
+}
+
 // An empty batch writes nothing (the guard stays poison) under a one-block grid.
 TYPED_TEST(ConvTest, EmptyBatchWritesNothing) {
   using T = TypeParam;

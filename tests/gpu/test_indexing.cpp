@@ -36,11 +36,22 @@ using ScatterPairs = ::testing::Types<HKB_PAIRS_FOR_INDEX(uint8_t), HKB_PAIRS_FO
                                       HKB_PAIRS_FOR_INDEX(int64_t)>;
 #undef HKB_PAIRS_FOR_INDEX
 
-constexpr size_t kGuard = 37;  // poisoned elements on each side of every output
+// Poisoned elements on each side of every output. A multiple of 16 bytes for every dtype, so an
+// output that starts after the guard is 16-byte aligned and index_select takes its widest word;
+// the out_shift cases break that alignment.
+constexpr size_t kGuard = 32;
 
 // A grid far smaller than the work: every thread must loop.
 hkb::LaunchConfig small_grid() {
   return hkb::LaunchConfig::make(3, 1, 1, 32, 1, 1);
+}
+
+// A grid that covers n elements with blocks of `block` threads, `extra` blocks more than needed:
+// the kernels then give each block its own range of elements, which for a block size that is not
+// a multiple of the vector width ends inside a vector.
+hkb::LaunchConfig covering_grid(size_t n, uint32_t block, uint32_t extra = 0) {
+  const uint32_t blocks = static_cast<uint32_t>((std::max<size_t>(n, 1) + block - 1) / block);
+  return hkb::LaunchConfig::make(blocks + extra, 1, 1, block, 1, 1);
 }
 
 template <typename P>
@@ -289,6 +300,29 @@ TYPED_TEST(IndexingTest, IndexSelectShapes) {
     this->check_index_select(2, 13, 64, Layout::contiguous({17}), cfg, 1, 0);
     this->check_index_select(2, 13, 64, Layout::contiguous({17}), cfg, 0, 1);
     this->check_index_select(3, 9, 32, Layout::contiguous({40}), cfg, 3, 5);
+  }
+}
+
+// Grids that cover the outputs with block sizes other than candle's 1024: blocks of 90 threads
+// (ranges that end inside a 16-byte word), 30 (less than a wave), and 256 with spare blocks.
+TYPED_TEST(IndexingTest, IndexSelectCoveringGrids) {
+  for (const uint32_t block : {90u, 30u, 256u}) {
+    const uint32_t extra = block == 256 ? 5 : 0;
+    this->check_index_select(2, 13, 64, Layout::contiguous({17}),
+                             covering_grid(2 * 17 * 64, block, extra));
+    this->check_index_select(3, 11, 5, Layout::contiguous({9}),
+                             covering_grid(3 * 9 * 5, block, extra));
+    this->check_index_select(1, 37, 1031, Layout::contiguous({3}),
+                             covering_grid(3 * 1031, block, extra));
+    this->check_index_select(2, 5, 6, Layout::contiguous({4}),
+                             covering_grid(2 * 4 * 6, block, extra));
+    this->check_index_select(2, 13, 64, Layout::contiguous({17}),
+                             covering_grid(2 * 17 * 64, block, extra), 1, 0);
+    Layout step;
+    step.dims = {6};
+    step.strides = {3};
+    step.offset = 2;
+    this->check_index_select(2, 9, 8, step, covering_grid(2 * 6 * 8, block, extra));
   }
 }
 
