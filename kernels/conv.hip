@@ -58,23 +58,68 @@ HKB_DEVICE DivMod divmod(uint64_t a, uint64_t b) {
   return {q, a - q * b};
 }
 
-// How a launch splits units of work (a unit: v consecutive outputs written with one store) among
-// its threads: the number of threads of each block that take units, the others leaving before
-// their first memory access. Under candle's geometry (for_num_elems: one thread per output,
-// 1024-thread blocks, at most two resident per NVIDIA multiprocessor) most threads have no unit,
-// and the copy measurements of kernels/common/elementwise.h (H100) say how to place the busy
-// ones: 256 threads a block moving one 16-byte unit each. For 4-byte values that is every block
-// moving its own blockDim.x-element range (92% of copy bandwidth, against 69% for one element
-// per thread), for 2- and 1-byte values the first half / quarter of the blocks (2-byte: 64%,
-// against 44% with all 1024 threads of the first eighth). A block never takes less than its own
-// range (8-byte values: 512 threads). A grid that does not cover the outputs gives every thread a
-// unit per step. The loops stride by gridDim.x * units_per_block, so any grid is correct.
-HKB_DEVICE uint32_t units_per_block(uint64_t elems, uint32_t v) {
-  const uint32_t b = blockDim.x;
-  if (static_cast<uint64_t>(gridDim.x) * b < elems) return b;
-  const uint32_t own = (b + v - 1) / v;
-  const uint32_t busy = own > 256 ? own : 256;
-  return busy < b ? busy : b;
+// How the copying kernels (im2col, upsample_nearest2d) split units of work (a unit: V consecutive
+// outputs written with one store) among a launch's threads. Under candle's geometry
+// (for_num_elems: one thread per output, 1024-thread blocks, at most two resident per NVIDIA
+// multiprocessor) a block's own range is blockDim.x / V units, and with so few blocks resident a
+// block's throughput is its bytes over its lifetime: the dependent chain of the info loads, the
+// index math, the data loads and the stores. That chain is longer here than in a plain copy, so a
+// block of 256 threads moving one unit each (92% of copy bandwidth for a copy, see
+// kernels/common/elementwise.h) left these kernels at 50% (upsample f32) and 23% (im2col f32).
+// Groups: the blocks gather in groups of K = V * M consecutive blocks; the first block of a group
+// takes the units of all its blocks' ranges with every thread, M units a thread (units t, t +
+// blockDim.x, ...: each load and store instruction of a warp stays contiguous), issuing all M
+// units' loads before the stores; the other blocks of the group leave before any memory access.
+// This spreads the busy blocks over the grid like the "spread" copy of bench/geometry_probe.cu
+// (88% of copy bandwidth) and pays the chain once for M * 16 bytes a thread. The group's range
+// repeats with a stride of gridDim.x ranges, so any grid is correct.
+// HKB_CONV_COPY_PACKS: M for 4-byte values (see copy_packs). HKB_CONV_GROUP_ROUNDS, for timing
+// larger groups: K = V * M * rounds, each thread that many rounds of M units.
+#ifndef HKB_CONV_COPY_PACKS
+#define HKB_CONV_COPY_PACKS 2
+#endif
+#ifndef HKB_CONV_GROUP_ROUNDS
+#define HKB_CONV_GROUP_ROUNDS 2
+#endif
+struct Group {
+  uint64_t base;  // first unit of the group in the first grid-stride step
+  uint64_t step;  // units of one grid-stride step: gridDim.x block ranges
+  uint32_t span;  // units of the group: its blocks' ranges
+};
+// False for a thread with no unit in any step.
+template <int V, int M>
+HKB_DEVICE bool group_of_block(Group* g) {
+  constexpr uint32_t K = static_cast<uint32_t>(V * M * HKB_CONV_GROUP_ROUNDS);
+  if (blockIdx.x % K != 0) return false;
+  const uint32_t per_block = blockDim.x >= static_cast<uint32_t>(V) ? blockDim.x / V : 1;
+  const uint32_t left = gridDim.x - blockIdx.x;
+  g->span = (left < K ? left : K) * per_block;
+  if (threadIdx.x >= g->span) return false;
+  g->base = static_cast<uint64_t>(blockIdx.x) * per_block;
+  g->step = static_cast<uint64_t>(gridDim.x) * per_block;
+  return true;
+}
+
+// Units [0, units) of this thread, M at a time: f(u, count) with the first unit u (the others are
+// u + i * blockDim.x for i < count, all below units). I: the index type of the caller's body; a
+// 32-bit body has units <= 2^31, so no sum below wraps.
+template <int M, typename I, typename F>
+HKB_DEVICE void for_group_units(const Group& g, I units, F f) {
+  if (g.base >= units) return;
+  const I bd = blockDim.x;
+  const I step = static_cast<I>(g.step < units ? g.step : units);  // as good as g.step here
+  for (I g0 = static_cast<I>(g.base); g0 < units; g0 += step) {
+    for (I off = threadIdx.x; off < g.span; off += M * bd) {
+      const I u = g0 + off;
+      if (u >= units) break;
+      int count = 1;
+#pragma unroll
+      for (int i = 1; i < M; ++i) {
+        if (off + i * bd < g.span && u + i * bd < units) count = i + 1;
+      }
+      f(u, count);
+    }
+  }
 }
 
 // Outputs per unit of the copying kernels (im2col, upsample_nearest2d): 16 bytes, except 8 for
@@ -82,6 +127,14 @@ HKB_DEVICE uint32_t units_per_block(uint64_t elems, uint32_t v) {
 template <typename T>
 struct pack_width {
   static constexpr int value = sizeof(T) == 1 ? 8 : 16 / sizeof(T);
+};
+
+// Units per thread and step of the copying kernels (see Group): HKB_CONV_COPY_PACKS for 4-byte
+// values, one for the others: V scalar loads of 1- or 2-byte values take V registers in flight,
+// and 8-byte values two each, so two packs of them do not fit the 32-register budget.
+template <typename T>
+struct copy_packs {
+  static constexpr int value = sizeof(T) == 4 ? HKB_CONV_COPY_PACKS : 1;
 };
 
 // Accumulator of the sums: compute type for floats, 64-bit for integers.
@@ -261,7 +314,7 @@ __device__ void conv_transpose2d(uint64_t w_out, uint64_t h_out, uint64_t stride
 // ---------------------------------------------------------------------------------------------
 // im2col / col2im.
 
-// Output e of im2col, with I as the index type and the caller's bounds (see im2col_body).
+// Output e of im2col, with I as the index type and the caller's bounds (see im2col).
 template <typename T, typename I>
 HKB_DEVICE T im2col_at(I e, I h_out, I w_out, I h_k, I w_k, I stride, I padding, I dilation, I c_in,
                        I h_in, I w_in, const I* s, const T* src) {
@@ -275,66 +328,105 @@ HKB_DEVICE T im2col_at(I e, I h_out, I w_out, I h_k, I w_k, I stride, I padding,
   return y < h_in && x < w_in ? src[b * s[0] + c * s[1] + y * s[2] + x * s[3]] : zero<T>();
 }
 
-// One unit = V consecutive outputs (pack_width) written with one store. When the unit's outputs
-// share one output position (always, when c_in * h_k * w_k is a multiple of V) the first output's
-// coordinates cost five divisions and the others step (kh, kw) like an odometer; a unit that
-// spans two positions computes each output on its own. I is the index type of the body: uint32_t
-// when every index and offset fits (the caller checks). The state of the odometer is small (the
-// position's first input row and column, padding subtracted, and the offset of the (b, c) plane)
-// so the body fits the 32 registers that keep two 1024-thread blocks resident. A row or column
-// left of the padding wraps around to a value above h_in / w_in (the caller's bounds make that
-// so), which one unsigned comparison rejects.
-template <typename T, typename I>
-HKB_DEVICE void im2col_body(I first, I step, I n, I h_out, I w_out, I h_k, I w_k, I stride,
-                            I padding, I dilation, I c_in, I h_in, I w_in, const I* s, const T* src,
-                            T* dst) {
-  constexpr int V = pack_width<T>::value;
-  const I kk = h_k * w_k;
-  const I k_all = c_in * kk;
-  const I units = n / V + (n % V != 0);
-  const bool packed = hkb::is_aligned(dst, sizeof(T) * V);
-  for (I u = first; u < units; u += step) {
-    const I e = u * V;
-    const I p = e / k_all;
-    const I q = e - p * k_all;
-    if (q + V <= k_all && e + V <= n) {
-      const I c = q / kk;
-      const I r = q - c * kk;
-      I kh = r / w_k;
-      I kw = r - kh * w_k;
-      const I t = p / w_out;
-      const I b = t / h_out;
-      const I y0 = (t - b * h_out) * stride - padding;
-      const I x0 = (p - t * w_out) * stride - padding;
-      I plane = b * s[0] + c * s[1];
-      hkb::Pack<T, V> out;
+// An im2col launch in the body's index type I: uint32_t when every index and offset fits (the
+// caller checks). A row or column left of the padding wraps around to a value above h_in / w_in
+// (the caller's bounds make that so), which one unsigned comparison rejects.
+template <typename I>
+struct Im2colShape {
+  I n, h_out, w_out, h_k, w_k, stride, padding, dilation, c_in, h_in, w_in;
+  I s[4];
+};
+
+// The V outputs from e on, which share one output position. The five divisions that give the
+// coordinates depend on e (or on one quotient) only, so they take two division latencies instead of
+// four; the other outputs step (kh, kw) like an odometer.
+template <typename T, int V, typename I>
+HKB_DEVICE hkb::Pack<T, V> im2col_pack(I e, const Im2colShape<I>& a, const T* src) {
+  const I kk = a.h_k * a.w_k;
+  const I k_all = a.c_in * kk;
+  const I k_row = k_all * a.w_out;  // outputs of one output row
+  const I p = e / k_all;            // output position (b, oy, ox)
+  const I t = e / k_row;            // b * h_out + oy
+  const I b = e / (k_row * a.h_out);
+  const I q = e - p * k_all;
+  const I c = q / kk;
+  const I ckh = q / a.w_k;  // c * h_k + kh
+  I kh = ckh - c * a.h_k;
+  I kw = q - ckh * a.w_k;
+  const I y0 = (t - b * a.h_out) * a.stride - a.padding;
+  const I x0 = (p - t * a.w_out) * a.stride - a.padding;
+  I plane = b * a.s[0] + c * a.s[1];
+  hkb::Pack<T, V> out;
 #pragma unroll
-      for (int j = 0; j < V; ++j) {
-        const I y = y0 + kh * dilation;
-        const I x = x0 + kw * dilation;
-        out.v[j] = y < h_in && x < w_in ? src[plane + y * s[2] + x * s[3]] : zero<T>();
-        if (j + 1 < V && ++kw == w_k) {
-          kw = 0;
-          if (++kh == h_k) {
-            kh = 0;
-            plane += s[1];
-          }
-        }
-      }
-      if (packed) {
-        *reinterpret_cast<hkb::Pack<T, V>*>(dst + e) = out;
-      } else {
-#pragma unroll
-        for (int j = 0; j < V; ++j) dst[e + j] = out.v[j];
-      }
-    } else {
-#pragma unroll 1
-      for (I j = 0; j < V && e + j < n; ++j) {
-        dst[e + j] = im2col_at(e + j, h_out, w_out, h_k, w_k, stride, padding, dilation, c_in, h_in,
-                               w_in, s, src);
+  for (int j = 0; j < V; ++j) {
+    const I y = y0 + kh * a.dilation;
+    const I x = x0 + kw * a.dilation;
+    out.v[j] = y < a.h_in && x < a.w_in ? src[plane + y * a.s[2] + x * a.s[3]] : zero<T>();
+    if (j + 1 < V && ++kw == a.w_k) {
+      kw = 0;
+      if (++kh == a.h_k) {
+        kh = 0;
+        plane += a.s[1];
       }
     }
   }
+  return out;
+}
+
+// Unit u (outputs u * V .. u * V + V, fewer at the end) of any launch: a unit whose outputs share
+// one position takes im2col_pack, one that spans two positions (c_in * h_k * w_k not a multiple of
+// V) or ends the outputs computes each output on its own.
+template <typename T, int V, typename I>
+HKB_DEVICE void im2col_unit(I u, const Im2colShape<I>& a, bool packed, const T* src, T* dst) {
+  const I e = u * V;
+  const I k_all = a.c_in * a.h_k * a.w_k;
+  if (e % k_all + V <= k_all && e + V <= a.n) {
+    const hkb::Pack<T, V> out = im2col_pack<T, V>(e, a, src);
+    if (packed) {
+      *reinterpret_cast<hkb::Pack<T, V>*>(dst + e) = out;
+    } else {
+#pragma unroll
+      for (int j = 0; j < V; ++j) dst[e + j] = out.v[j];
+    }
+  } else {
+#pragma unroll 1
+    for (I j = 0; j < V && e + j < a.n; ++j) {
+      dst[e + j] = im2col_at(e + j, a.h_out, a.w_out, a.h_k, a.w_k, a.stride, a.padding, a.dilation,
+                             a.c_in, a.h_in, a.w_in, a.s, src);
+    }
+  }
+}
+
+// The units of this thread (see Group), M at a time: when all of them are whole packs of one
+// position and the output is aligned (always, when c_in * h_k * w_k is a multiple of V), the M
+// packs' loads are all issued before the first store.
+template <typename T, int M, typename I>
+HKB_DEVICE void im2col_body(const Group& g, const Im2colShape<I>& a, const T* src, T* dst) {
+  constexpr int V = pack_width<T>::value;
+  const I whole = a.n / V;
+  const I units = whole + (a.n % V != 0);
+  const bool packed = hkb::is_aligned(dst, sizeof(T) * V);
+  const bool fast = packed && (a.c_in * a.h_k * a.w_k) % V == 0;
+  const uint32_t bd = blockDim.x;
+  for_group_units<M>(g, units, [&](I u0, int count) {
+    if (sizeof(I) == 4 && fast && u0 + (count - 1) * bd < whole) {
+      hkb::Pack<T, V> out[M];
+#pragma unroll
+      for (int i = 0; i < M; ++i) {
+        if (i < count) out[i] = im2col_pack<T, V>(static_cast<I>(u0 + i * bd) * V, a, src);
+      }
+#pragma unroll
+      for (int i = 0; i < M; ++i) {
+        if (i < count) {
+          *reinterpret_cast<hkb::Pack<T, V>*>(dst + static_cast<I>(u0 + i * bd) * V) = out[i];
+        }
+      }
+    } else {
+      for (int i = 0; i < count; ++i) {
+        im2col_unit<T, V>(static_cast<I>(u0 + i * bd), a, packed, src, dst);
+      }
+    }
+  });
 }
 
 // info = [src dims(4), src strides(4)].
@@ -343,10 +435,10 @@ __device__ void im2col(uint64_t n, uint64_t h_out, uint64_t w_out, uint64_t h_k,
                        uint64_t stride, uint64_t padding, uint64_t dilation, const size_t* info,
                        const T* src, T* dst) {
   constexpr int V = pack_width<T>::value;
-  const uint32_t per_block = units_per_block(n, V);
-  const uint64_t first = static_cast<uint64_t>(blockIdx.x) * per_block + threadIdx.x;
-  if (threadIdx.x >= per_block || first >= n / V + (n % V != 0)) return;
-  const uint64_t step = static_cast<uint64_t>(gridDim.x) * per_block;
+  constexpr int M = copy_packs<T>::value;
+  Group g;
+  if (!group_of_block<V, M>(&g)) return;
+  if (g.base + threadIdx.x >= n / V + (n % V != 0)) return;  // past the end: no info loads
   const uint64_t b = info[0], c_in = info[1], h_in = info[2], w_in = info[3];
   const uint64_t total = b * h_out * w_out * c_in * h_k * w_k;
   if (n > total) n = total;
@@ -361,17 +453,26 @@ __device__ void im2col(uint64_t n, uint64_t h_out, uint64_t w_out, uint64_t h_k,
                       h_in + padding <= lim && w_in + padding <= lim && stride <= lim &&
                       dilation <= lim && padding <= lim;
   if (fits32) {
-    const uint32_t s[4] = {static_cast<uint32_t>(info[4]), static_cast<uint32_t>(info[5]),
-                           static_cast<uint32_t>(info[6]), static_cast<uint32_t>(info[7])};
-    // A step past every unit ends the loop as well as the real one and cannot wrap.
-    const uint64_t units = n / V + (n % V != 0);
-    const uint32_t step32 = static_cast<uint32_t>(step < units ? step : units);
-    im2col_body<T, uint32_t>(first, step32, n, h_out, w_out, h_k, w_k, stride, padding, dilation,
-                             c_in, h_in, w_in, s, src, dst);
+    using I = uint32_t;
+    const Im2colShape<I> a = {static_cast<I>(n),
+                              static_cast<I>(h_out),
+                              static_cast<I>(w_out),
+                              static_cast<I>(h_k),
+                              static_cast<I>(w_k),
+                              static_cast<I>(stride),
+                              static_cast<I>(padding),
+                              static_cast<I>(dilation),
+                              static_cast<I>(c_in),
+                              static_cast<I>(h_in),
+                              static_cast<I>(w_in),
+                              {static_cast<I>(info[4]), static_cast<I>(info[5]),
+                               static_cast<I>(info[6]), static_cast<I>(info[7])}};
+    im2col_body<T, M>(g, a, src, dst);
   } else {
-    const uint64_t s[4] = {info[4], info[5], info[6], info[7]};
-    im2col_body<T, uint64_t>(first, step, n, h_out, w_out, h_k, w_k, stride, padding, dilation,
-                             c_in, h_in, w_in, s, src, dst);
+    const Im2colShape<uint64_t> a = {n,    h_out,  w_out,   h_k,
+                                     w_k,  stride, padding, dilation,
+                                     c_in, h_in,   w_in,    {info[4], info[5], info[6], info[7]}};
+    im2col_body<T, 1>(g, a, src, dst);
   }
 }
 
@@ -508,71 +609,175 @@ HKB_DEVICE I nearest_source(I o, double scale, I in) {
   return p < static_cast<double>(in) ? static_cast<I>(p) : in - 1;
 }
 
-// One unit = V consecutive outputs of one output row (the last unit of a row may be short), so
-// the row's coordinates cost three divisions per V outputs and rows whose length is a multiple
-// of V are written with one store per unit.
-template <typename T, typename I>
-HKB_DEVICE void upsample_nearest_body(uint64_t first, uint64_t step, I w_out, I h_out,
-                                      double w_scale, double h_scale, I c, I w_in, I h_in,
-                                      const I* s, I rows, const T* src, T* dst) {
-  constexpr int V = pack_width<T>::value;
-  const I chunks = h_out / V + (h_out % V != 0);
-  const I units = rows * chunks;
-  const bool packed = hkb::is_aligned(dst, sizeof(T) * V) && h_out % V == 0;
-  for (uint64_t u = first; u < units; u += step) {
-    const I row = static_cast<I>(u) / chunks;
-    const I y0 = (static_cast<I>(u) - row * chunks) * V;
-    const I plane = row / w_out;
-    const I ox = row - plane * w_out;
-    const I b = plane / c;
-    const I ch = plane - b * c;
-    const T* s_row = src + b * s[0] + ch * s[1] + nearest_source(ox, w_scale, w_in) * s[2];
-    T* d = dst + row * h_out + y0;
-    hkb::Pack<T, V> out;
+// k when scale is exactly 2^-k with 0 <= k <= 31, else -1. Then o * scale is exact for o < 2^32,
+// and nearest_source(o, scale, in) = min(o >> k, in - 1): the common integer factors 1, 2, 4, 8...
+HKB_DEVICE int pow2_shift(double scale) {
+  const uint64_t bits = hkb::double_bits(scale);
+  if ((bits & 0x000FFFFFFFFFFFFFull) != 0) return -1;
+  const int k = 1023 - static_cast<int>(bits >> 52);  // a sign bit makes k negative
+  return k >= 0 && k <= 31 ? k : -1;
+}
+
+// An upsample_nearest2d launch in the body's index type I (uint32_t when the outputs and every
+// input offset fit). merged: s[0] == c * s[1], so the (b, ch) plane's offset is plane * s[1].
+// w_shift / h_shift: pow2_shift of the scales (used when the body's kShift says both are >= 0).
+template <typename I>
+struct NearestShape {
+  I w_out, h_out, c, w_in, h_in;
+  double w_scale, h_scale;
+  int w_shift, h_shift;
+  I s[4];
+  bool merged;
+};
+
+template <bool kShift, typename I>
+HKB_DEVICE I nearest_in(I o, double scale, int shift, I in) {
+  if constexpr (kShift) {
+    const I r = o >> shift;
+    return r < in - 1 ? r : in - 1;
+  }
+  return nearest_source(o, scale, in);
+}
+
+// The V outputs from e on, which lie in one output row (h_out a multiple of V). The row, plane and
+// batch indices are each one division of e, so they take one division latency.
+template <typename T, int V, bool kShift, typename I>
+HKB_DEVICE hkb::Pack<T, V> nearest_pack(I e, const NearestShape<I>& a, const T* src) {
+  const I plane_len = a.h_out * a.w_out;
+  const I row = e / a.h_out;
+  const I plane = e / plane_len;
+  I off;
+  if (a.merged) {
+    off = plane * a.s[1];
+  } else {
+    const I b = e / (plane_len * a.c);
+    off = b * a.s[0] + (plane - b * a.c) * a.s[1];
+  }
+  const I ox = row - plane * a.w_out;
+  const I y0 = e - row * a.h_out;
+  const I row_off = off + nearest_in<kShift>(ox, a.w_scale, a.w_shift, a.w_in) * a.s[2];
+  hkb::Pack<T, V> out;
+#pragma unroll
+  for (int j = 0; j < V; ++j) {
+    out.v[j] = src[row_off + nearest_in<kShift>(y0 + j, a.h_scale, a.h_shift, a.h_in) * a.s[3]];
+  }
+  return out;
+}
+
+// Unit u of any launch: V consecutive outputs of one output row (the last unit of a row may be
+// short), chunks units a row; rows whose length is a multiple of V are written with one store per
+// unit when the output is aligned.
+template <typename T, int V, typename I>
+HKB_DEVICE void nearest_unit(I u, I chunks, const NearestShape<I>& a, bool packed, const T* src,
+                             T* dst) {
+  const I row = u / chunks;
+  const I y0 = (u - row * chunks) * V;
+  const I plane = row / a.w_out;
+  const I ox = row - plane * a.w_out;
+  const I b = plane / a.c;
+  const I ch = plane - b * a.c;
+  const T* s_row = src + b * a.s[0] + ch * a.s[1] + nearest_source(ox, a.w_scale, a.w_in) * a.s[2];
+  T* d = dst + row * a.h_out + y0;
+  hkb::Pack<T, V> out;
+#pragma unroll
+  for (int j = 0; j < V; ++j) {
+    const I y = y0 + j;
+    out.v[j] = y < a.h_out ? s_row[nearest_source(y, a.h_scale, a.h_in) * a.s[3]] : zero<T>();
+  }
+  if (packed) {
+    *reinterpret_cast<hkb::Pack<T, V>*>(d) = out;
+  } else {
 #pragma unroll
     for (int j = 0; j < V; ++j) {
-      const I y = y0 + j;
-      out.v[j] = y < h_out ? s_row[nearest_source(y, h_scale, h_in) * s[3]] : zero<T>();
-    }
-    if (packed) {
-      *reinterpret_cast<hkb::Pack<T, V>*>(d) = out;
-    } else {
-#pragma unroll
-      for (int j = 0; j < V; ++j) {
-        if (y0 + j < h_out) d[j] = out.v[j];
-      }
+      if (y0 + j < a.h_out) d[j] = out.v[j];
     }
   }
 }
 
-// The output count is no argument (batch and channels live in info), so the split cannot tell
-// whether the grid covers the outputs, nor which blocks are past the end, without a memory read:
-// every block takes its own range of units (see units_per_block), which candle's geometry fills
-// and any other grid strides over. For 2-byte values that is 128 threads a block (the copy
-// measurements: 50%, against 64% for 256 threads over the first half of the blocks).
-template <typename T>
-__device__ void upsample_nearest2d(uint64_t w_out, uint64_t h_out, double w_scale, double h_scale,
-                                   const size_t* info, const T* src, T* dst) {
+// The units of this thread (see Group), M at a time: in a 32-bit body with rows of a multiple of V
+// outputs and an aligned output, the M packs' loads are all issued before the first store.
+template <typename T, int M, bool kShift, typename I>
+HKB_DEVICE void nearest_body(const Group& g, I rows, const NearestShape<I>& a, const T* src,
+                             T* dst) {
   constexpr int V = pack_width<T>::value;
-  const uint32_t per_block = (blockDim.x + V - 1) / V;
-  if (threadIdx.x >= per_block) return;
-  const uint64_t first = static_cast<uint64_t>(blockIdx.x) * per_block + threadIdx.x;
-  const uint64_t step = static_cast<uint64_t>(gridDim.x) * per_block;
+  const I chunks = a.h_out / V + (a.h_out % V != 0);
+  const I units = rows * chunks;
+  const bool packed = hkb::is_aligned(dst, sizeof(T) * V) && a.h_out % V == 0;
+  const uint32_t bd = blockDim.x;
+  for_group_units<M>(g, units, [&](I u0, int count) {
+    if (sizeof(I) == 4 && packed) {
+      hkb::Pack<T, V> out[M];
+#pragma unroll
+      for (int i = 0; i < M; ++i) {
+        if (i < count) out[i] = nearest_pack<T, V, kShift>(static_cast<I>(u0 + i * bd) * V, a, src);
+      }
+#pragma unroll
+      for (int i = 0; i < M; ++i) {
+        if (i < count) {
+          *reinterpret_cast<hkb::Pack<T, V>*>(dst + static_cast<I>(u0 + i * bd) * V) = out[i];
+        }
+      }
+    } else {
+      for (int i = 0; i < count; ++i) {
+        nearest_unit<T, V>(static_cast<I>(u0 + i * bd), chunks, a, packed, src, dst);
+      }
+    }
+  });
+}
+
+// M units a thread (see Group); kShift: both scales are powers of two (pow2_shift).
+template <typename T, int M, bool kShift>
+HKB_DEVICE void nearest_launch(uint64_t w_out, uint64_t h_out, double w_scale, double h_scale,
+                               int w_shift, int h_shift, const size_t* info, const T* src, T* dst) {
+  constexpr int V = pack_width<T>::value;
+  Group g;
+  if (!group_of_block<V, M>(&g)) return;
   const uint64_t b = info[0], c = info[1], w_in = info[2], h_in = info[3];
   const uint64_t rows = b * c * w_out;
   if (rows == 0 || h_out == 0 || w_in == 0 || h_in == 0) return;
   const uint64_t lim = 0xFFFFFFFFull - 64;
   const uint64_t max_off =
       (b - 1) * info[4] + (c - 1) * info[5] + (w_in - 1) * info[6] + (h_in - 1) * info[7];
-  if (rows * h_out <= lim && max_off <= lim) {
-    const uint32_t s[4] = {static_cast<uint32_t>(info[4]), static_cast<uint32_t>(info[5]),
-                           static_cast<uint32_t>(info[6]), static_cast<uint32_t>(info[7])};
-    upsample_nearest_body<T, uint32_t>(first, step, w_out, h_out, w_scale, h_scale, c, w_in, h_in,
-                                       s, rows, src, dst);
+  const bool merged = info[4] == c * info[5];
+  const uint64_t units = rows * (h_out / V + (h_out % V != 0));  // <= 2^31: see for_group_units
+  if (rows * h_out <= lim && units <= 0x7FFFFFFFull && max_off <= lim && w_in <= lim &&
+      h_in <= lim) {
+    using I = uint32_t;
+    const NearestShape<I> a = {static_cast<I>(w_out),
+                               static_cast<I>(h_out),
+                               static_cast<I>(c),
+                               static_cast<I>(w_in),
+                               static_cast<I>(h_in),
+                               w_scale,
+                               h_scale,
+                               w_shift,
+                               h_shift,
+                               {static_cast<I>(info[4]), static_cast<I>(info[5]),
+                                static_cast<I>(info[6]), static_cast<I>(info[7])},
+                               merged};
+    nearest_body<T, M, kShift>(g, static_cast<I>(rows), a, src, dst);
   } else {
-    const uint64_t s[4] = {info[4], info[5], info[6], info[7]};
-    upsample_nearest_body<T, uint64_t>(first, step, w_out, h_out, w_scale, h_scale, c, w_in, h_in,
-                                       s, rows, src, dst);
+    const NearestShape<uint64_t> a = {
+        w_out,   h_out,   c,       w_in,    h_in,
+        w_scale, h_scale, w_shift, h_shift, {info[4], info[5], info[6], info[7]},
+        merged};
+    nearest_body<T, M, kShift>(g, rows, a, src, dst);
+  }
+}
+
+// The output count is no argument (batch and channels live in info), so every busy thread reads
+// info before it knows whether its units exist. The scales are arguments: power-of-two scales
+// (integer upsampling factors 1, 2, 4, ...) take integer shifts and copy_packs units a thread,
+// other scales the f64 products and one unit a thread (two do not fit the register budget).
+template <typename T>
+__device__ void upsample_nearest2d(uint64_t w_out, uint64_t h_out, double w_scale, double h_scale,
+                                   const size_t* info, const T* src, T* dst) {
+  const int w_shift = pow2_shift(w_scale), h_shift = pow2_shift(h_scale);
+  if (w_shift >= 0 && h_shift >= 0) {
+    nearest_launch<T, copy_packs<T>::value, true>(w_out, h_out, w_scale, h_scale, w_shift, h_shift,
+                                                  info, src, dst);
+  } else {
+    nearest_launch<T, 1, false>(w_out, h_out, w_scale, h_scale, w_shift, h_shift, info, src, dst);
   }
 }
 

@@ -36,7 +36,8 @@
 namespace {
 
 // a / b and a % b with 32-bit hardware division when both fit (several times cheaper than the
-// 64-bit routine on both vendors).
+// 64-bit routine on both vendors), else hkb::udiv64 (no call on NVIDIA, whose register cost would
+// land on every path of the kernel).
 struct DivMod {
   uint64_t q, r;
 };
@@ -45,7 +46,7 @@ HKB_DEVICE DivMod divmod(uint64_t a, uint64_t b) {
     const uint32_t q = static_cast<uint32_t>(a) / static_cast<uint32_t>(b);
     return {q, a - static_cast<uint64_t>(q) * b};
   }
-  const uint64_t q = a / b;
+  const uint64_t q = hkb::udiv64(a, b);
   return {q, a - q * b};
 }
 
@@ -197,24 +198,40 @@ HKB_DEVICE uint32_t units_per_block(uint64_t elems, uint32_t v) {
   return busy < b ? busy : b;
 }
 
-// index_select over B-byte words: each output row (one (l, i) pair) is `words_per_row` words and
-// the words [first, words) in steps of `step` are this thread's.
-template <int B, typename Ids>
-HKB_DEVICE void select_words(uint64_t first, uint64_t step, uint64_t words, uint64_t words_per_row,
-                             const Ids& ids, const void* inp, void* out, uint64_t src_dim,
-                             uint64_t ids_dim) {
+// index_select over B-byte words: each output row (one (l, i) pair) is `words_per_row` words.
+// This thread's words are first + u * sub for u < U, then the same plus step, plus 2 step, ...
+// (below `words`). The U words' ids are read first, then their sources, then the stores, so U
+// loads are in flight at each step.
+template <int B, int U, typename Ids>
+HKB_DEVICE void select_words(uint64_t first, uint32_t sub, uint64_t step, uint64_t words,
+                             uint64_t words_per_row, const Ids& ids, const void* inp, void* out,
+                             uint64_t src_dim, uint64_t ids_dim) {
   using W = typename Word<B>::type;
   const W* __restrict__ src = static_cast<const W*>(inp);
   W* __restrict__ dst = static_cast<W*>(out);
-  for (uint64_t p = first; p < words; p += step) {
-    const DivMod row_col = divmod(p, words_per_row);
-    const DivMod left_id = divmod(row_col.q, ids_dim);
-    W v = Word<B>::zero();
-    uint64_t pos;
-    if (resolve(ids[left_id.r], src_dim, pos)) {
-      v = src[(left_id.q * src_dim + pos) * words_per_row + row_col.r];
+  for (uint64_t base = first; base < words; base += step) {
+    uint64_t at[U];  // source word, or ~0 for a zero (sentinel, out of range, past the end)
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const uint64_t p = base + static_cast<uint64_t>(u) * sub;
+      at[u] = ~0ull;
+      if (p < words) {
+        const DivMod row_col = divmod(p, words_per_row);
+        const DivMod left_id = divmod(row_col.q, ids_dim);
+        uint64_t pos;
+        if (resolve(ids[left_id.r], src_dim, pos)) {
+          at[u] = (left_id.q * src_dim + pos) * words_per_row + row_col.r;
+        }
+      }
     }
-    dst[p] = v;
+    W v[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) v[u] = at[u] != ~0ull ? src[at[u]] : Word<B>::zero();
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const uint64_t p = base + static_cast<uint64_t>(u) * sub;
+      if (p < words) dst[p] = v[u];
+    }
   }
 }
 
@@ -235,25 +252,60 @@ HKB_DEVICE bool aligned_to(const void* p, uint64_t bytes) {
   return (reinterpret_cast<uintptr_t>(p) & (bytes - 1)) == 0;
 }
 
-// Moves the n outputs as B-byte words. The split is decided from the arguments alone, so threads
-// without work leave before their first memory access (the ids layout lives in device memory).
+// Words each busy thread moves per step (all in flight together), and whether the busy blocks are
+// spread evenly over the grid (every k-th block) rather than the first ones. Measured on an H100
+// (bench/indexing-conv-probe/run_variants.sh indexing, is_u32_f32 32000x4096 with 8192 ids under
+// candle's grid, % of copy bandwidth): one word a thread 41-42%, 2 words 50% (first blocks 47%),
+// 4 words 53%; with 64 registers (1 block per multiprocessor) 24-29%. The rest of the gap is the
+// chain before the first data load: the ids layout, then the id, then the row.
+#ifndef HKB_IS_UNITS
+#define HKB_IS_UNITS 4
+#endif
+#ifndef HKB_IS_SPREAD
+#define HKB_IS_SPREAD 1
+#endif
+// 1024-thread blocks of index_select resident per NVIDIA multiprocessor (2: 32 registers).
+#ifndef HKB_IS_BLOCKS
+#define HKB_IS_BLOCKS 2
+#endif
+
+// Moves the n outputs as B-byte words. A busy block takes chunks of per_block * U consecutive
+// words. The split is decided from the arguments alone, so threads without work leave before their
+// first memory access (the ids layout lives in device memory).
 template <int B, typename I>
 HKB_DEVICE void select_as_words(uint64_t n, size_t row_elems, uint64_t elem_bytes, size_t num_dims,
                                 const size_t* info, const I* ids, const void* inp, void* out,
                                 uint64_t src_dim, uint64_t ids_dim) {
+  constexpr int U = HKB_IS_UNITS;
   const uint64_t words = n * elem_bytes / B;
   const uint32_t per_block = units_per_block(n, static_cast<uint32_t>(B / elem_bytes));
-  const uint64_t first = static_cast<uint64_t>(blockIdx.x) * per_block + threadIdx.x;
-  if (threadIdx.x >= per_block || first >= words) return;
-  const uint64_t step = static_cast<uint64_t>(gridDim.x) * per_block;
+  if (threadIdx.x >= per_block) return;
+  const uint64_t chunk = static_cast<uint64_t>(per_block) * U;
+  uint32_t slots = gridDim.x, slot = blockIdx.x;
+  if (words < static_cast<uint64_t>(gridDim.x) * chunk) {
+    // ceil(words / chunk) < gridDim.x: words < 2^43 and chunk <= 4096, so two 32-bit divisions
+    // (high and low 20 bits of the dividend) give it without the 64-bit routine.
+    const uint64_t a = words + chunk - 1;
+    const uint32_t d = static_cast<uint32_t>(chunk);
+    const uint32_t hi = static_cast<uint32_t>(a >> 20), q_hi = hi / d;
+    slots = (q_hi << 20) + ((((hi - q_hi * d) << 20) | static_cast<uint32_t>(a & 0xFFFFF)) / d);
+    if (HKB_IS_SPREAD) {
+      const uint32_t spacing = gridDim.x / slots;
+      if (blockIdx.x % spacing != 0) return;
+      slot = blockIdx.x / spacing;
+    }
+    if (slot >= slots) return;
+  }
+  const uint64_t first = static_cast<uint64_t>(slot) * chunk + threadIdx.x;
+  const uint64_t step = static_cast<uint64_t>(slots) * chunk;
   const uint64_t words_per_row = row_elems * elem_bytes / B;
   if (info == nullptr || ids_contiguous(num_dims, info, info + num_dims)) {
-    select_words<B>(first, step, words, words_per_row, ContiguousIds<I>{ids}, inp, out, src_dim,
-                    ids_dim);
+    select_words<B, U>(first, per_block, step, words, words_per_row, ContiguousIds<I>{ids}, inp,
+                       out, src_dim, ids_dim);
   } else {
-    select_words<B>(first, step, words, words_per_row,
-                    StridedIds<I>{ids, num_dims, info, info + num_dims}, inp, out, src_dim,
-                    ids_dim);
+    select_words<B, U>(first, per_block, step, words, words_per_row,
+                       StridedIds<I>{ids, num_dims, info, info + num_dims}, inp, out, src_dim,
+                       ids_dim);
   }
 }
 
@@ -405,7 +457,7 @@ __device__ void scatter(const I* __restrict__ ids, const T* __restrict__ inp, T*
 }  // namespace
 
 #define HKB_INDEX_SELECT(ITAG, I, VTAG, V)                                                       \
-  HKB_GLOBAL void HKB_OCCUPANCY(1024, 2) is_##ITAG##_##VTAG(                                     \
+  HKB_GLOBAL void HKB_OCCUPANCY(1024, HKB_IS_BLOCKS) is_##ITAG##_##VTAG(                         \
       const size_t numel, const size_t num_dims, const size_t* info, const I* ids, const V* inp, \
       V* out, const size_t left_size, const size_t src_dim_size, const size_t ids_dim_size,      \
       const size_t right_size) {                                                                 \

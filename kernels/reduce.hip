@@ -13,14 +13,13 @@
 // reduces with shuffles of that width, a block that is a multiple of the wave reduces per wave and
 // then through shared memory, any other size through shared memory alone (docs/wavefront.md).
 //
-// fast_* work split: blocks take chunks of consecutive outputs (about 64 KiB of input, at least
-// 1024 chunks when there are that many outputs); the blocks past the last chunk return before
-// reading anything, so candle's grid of one block per output costs only their launch. Contiguous
-// 16-byte aligned rows of whole 16-byte packs (2+ byte types) are read as one coalesced stream
-// per chunk, several rows per pass when a row has fewer packs than the block has threads (aligned
-// power-of-two segments of threads per row), with the next packs in flight while a row is
-// reduced. Everything else goes one output at a time.
-//
+// fast_* work split: blocks [0, min(grid, HKB_FAST_BLOCKS)) each take one chunk of consecutive
+// outputs (ceil(outputs / blocks)); the other blocks return before reading anything, so candle's
+// grid of one block per output costs only their launch. Contiguous 16-byte aligned rows of whole
+// 16-byte packs (2+ byte types, power-of-two blocks) are read as one coalesced stream per chunk,
+// several rows per pass when a row has fewer packs than the block has threads (aligned
+// power-of-two segments of threads per row), with the next packs in flight across row ends.
+// Every path reduces HKB_FAST_ROWS rows (or passes) with one barrier (segment_put/finish).
 // fast_* layout: info = [dims, strides] of the source with the reduced dims last (candle's
 // FastReduce order); output o reduces logical elements [o*E, (o+1)*E) with E =
 // el_to_sum_per_block. E == 0 writes the identity to outputs 0..gridDim.x-1 (candle's empty case).
@@ -33,7 +32,8 @@
 //   0xFFFFFFFF.
 // - min/max: NaN propagates (any NaN gives NaN); -0.0 < +0.0 (IEEE 754-2019 minimum/maximum).
 //   Empty: max = -inf / the type's minimum, min = +inf / the type's maximum.
-// - sums: f16/bf16/f32 accumulate in f32, f64 in f64. Each thread sums with Neumaier compensation,
+// - sums: f16/bf16/f32 accumulate in f32, f64 in f64. Each thread sums with Neumaier compensation
+//   (the packed-row path over pack sums: a 16-byte pack's values added pairwise first),
 //   then a tree of at most log2(block) levels (power-of-two blocks): |error| <= (log2(block) + 3) *
 //   eps * sum|x| for any n. An infinite or NaN partial skips its compensation term, so inf/NaN
 //   propagate as in a plain sum. Integer sums wrap modulo 2^bits (u8 as candle's u8 accumulator
@@ -62,6 +62,35 @@ namespace {
 constexpr uint32_t kScratch = 64;
 // 16-byte loads a thread has in flight in the unrolled loops.
 constexpr int kUnroll = 4;
+// fast_* tuning (compile-time so that bench/reduce_probe.cu can build variants; the defaults are
+// what the kernels ship with):
+// HKB_FAST_BLOCKS: blocks that do work; blocks from this index on return before reading anything.
+// HKB_FAST_ROWS: row passes whose partials a thread keeps in registers before one segment
+//   reduction combines them all (one barrier per HKB_FAST_ROWS passes).
+// HKB_FAST_DEPTH: 16-byte packs a thread has in flight ahead of their use in the packed-row path.
+// HKB_FAST_PRESUM: 1: the packed-row path adds a pack's values pairwise before the compensated sum.
+#ifndef HKB_FAST_BLOCKS
+#define HKB_FAST_BLOCKS 1024
+#endif
+#ifndef HKB_FAST_ROWS
+#define HKB_FAST_ROWS 8
+#endif
+#ifndef HKB_FAST_DEPTH
+#define HKB_FAST_DEPTH 2
+#endif
+#ifndef HKB_FAST_PRESUM
+#define HKB_FAST_PRESUM 1
+#endif
+constexpr uint32_t kFastBlocks = HKB_FAST_BLOCKS;
+constexpr int kFastRows = HKB_FAST_ROWS;
+// Packs in flight of 2-byte types: one (their packs widen to 8 floats, and more spill on NVIDIA).
+#ifndef HKB_FAST_DEPTH_NARROW
+#define HKB_FAST_DEPTH_NARROW 1
+#endif
+template <typename T>
+constexpr int fast_depth() {
+  return sizeof(T) <= 2 ? HKB_FAST_DEPTH_NARROW : HKB_FAST_DEPTH;
+}
 // Packs in flight per thread in the element-wise contiguous path of fast_* (rows that are not whole
 // packs or not aligned): a 1024-thread block leaves 64 registers per thread on 64-lane CDNA, where
 // two packs of 8 or 16 values with their 64-bit indices do not fit beside the rest of the kernel.
@@ -242,16 +271,38 @@ HKB_DEVICE typename Op::V block_reduce(typename Op::V v, const Op& op) {
   return r;
 }
 
-// Combines `v` over aligned segments of `seg` consecutive threads (linear ids [s * seg, s * seg +
-// seg)); every thread gets its segment's result. `seg` is a power of two dividing the block size
-// n, itself a power of two, so a segment of at most a wave lies inside one wave and a wider one is
-// whole waves. seg == n is block_reduce. All threads of the block call it together.
-template <class Op>
-HKB_DEVICE typename Op::V segment_reduce(typename Op::V v, const Op& op, uint32_t seg) {
-  using V = typename Op::V;
+// Segmented reduction of a batch of values: value k (k < count <= kFastRows) of every thread is
+// combined over aligned segments of `seg` consecutive threads (linear ids [s * seg, s * seg +
+// seg)), and emit(k, s, result) is called once per value and segment, from one thread. `seg`
+// divides the block size n; it is n, or a power of two with n a power of two, so a segment of at
+// most a wave lies inside one wave and a wider one is whole waves. All threads of the block call
+// segment_put for k = 0, 1, ... and then segment_finish together. Segments within a wave (and
+// blocks that are not a power of two) are done in segment_put; wider segments leave one partial
+// per wave and value in `buf`, and segment_finish combines them after one barrier, so a batch of
+// values costs one barrier. The caller alternates between two buffers (fast_scratch): a batch's
+// writes to one buffer come after the previous batch's barrier, itself after every read of the
+// batch before it from the same buffer.
+constexpr uint32_t kMaxWaves = 1024 / 32;  // wave partials of a block: n / W <= 1024 / 32
+
+template <class V>
+HKB_DEVICE V* fast_scratch(uint32_t parity) {
+  __shared__ V scratch[2 * kFastRows * kMaxWaves];
+  return scratch + (parity & 1u) * (kFastRows * kMaxWaves);
+}
+
+// kAnySize: the block may be of any size (otherwise the caller guarantees a power of two).
+template <bool kAnySize, class Op, class Emit>
+HKB_DEVICE void segment_put(typename Op::V v, const Op& op, uint32_t seg, uint32_t k,
+                            typename Op::V* buf, Emit&& emit) {
   constexpr uint32_t W = HKB_WAVE_SIZE;
   const uint32_t n = block_threads();
-  if (seg == n) return block_reduce(v, op);
+  const uint32_t tid = block_tid();
+  if (kAnySize && seg == n && (n & (n - 1)) != 0) {
+    // A block that is not a power of two: block_reduce's shared-memory path.
+    v = block_reduce(v, op);
+    if (tid == 0) emit(k, 0u, v);
+    return;
+  }
   if (seg <= W) {
     // Masks below seg never leave the segment. A block below the wave has only lanes [0, n).
     if (n < W) {
@@ -259,21 +310,33 @@ HKB_DEVICE typename Op::V segment_reduce(typename Op::V v, const Op& op, uint32_
     } else {
       for (uint32_t m = seg >> 1; m > 0; m >>= 1) v = op.combine(v, xor_shuffle<false>(v, m, W));
     }
-    return v;
+    if (tid % seg == 0) emit(k, tid / seg, v);
+    return;
   }
-  __shared__ V scratch[kScratch];
-  const uint32_t tid = block_tid();
   for (uint32_t m = W >> 1; m > 0; m >>= 1) v = op.combine(v, xor_shuffle<false>(v, m, W));
-  if (tid % W == 0) scratch[tid / W] = v;
+  if (tid % W == 0) buf[k * (n / W) + tid / W] = v;
+}
+
+// After count segment_put calls: lane groups of g = seg / W (a power of two <= W, aligned inside
+// a wave) each combine the g wave partials of one (value, segment) pair with a butterfly over masks
+// g/2 .. 1; count * (n / seg) pairs of g lanes are count * n / W <= n threads.
+template <class Op, class Emit>
+HKB_DEVICE void segment_finish(const Op& op, uint32_t seg, uint32_t count,
+                               const typename Op::V* buf, Emit&& emit) {
+  using V = typename Op::V;
+  constexpr uint32_t W = HKB_WAVE_SIZE;
+  const uint32_t n = block_threads();
+  if (seg <= W || (n & (n - 1)) != 0) return;  // emitted by segment_put
+  const uint32_t tid = block_tid();
   hkb::block_sync();
-  // Every wave of the segment combines the segment's seg / W wave partials (identity in the other
-  // lanes) with a full-width butterfly, as block_reduce does for the whole block.
-  const uint32_t waves = seg / W;
-  const uint32_t lane = tid % W;
-  V r = lane < waves ? scratch[(tid / seg) * waves + lane] : op.identity();
-  for (uint32_t m = W >> 1; m > 0; m >>= 1) r = op.combine(r, xor_shuffle<false>(r, m, W));
-  hkb::block_sync();  // scratch is free for the next call
-  return r;
+  const uint32_t nw = n / W;
+  const uint32_t g = seg / W;
+  const uint32_t segs = n / seg;
+  const uint32_t pair = tid / g;  // value pair / segs, segment pair % segs
+  const bool has = pair < count * segs;
+  V r = has ? buf[(pair / segs) * nw + (pair % segs) * g + tid % g] : op.identity();
+  for (uint32_t m = g >> 1; m > 0; m >>= 1) r = op.combine(r, xor_shuffle<false>(r, m, W));
+  if (has && tid % g == 0) emit(pair / segs, pair % segs, r);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -283,6 +346,8 @@ HKB_DEVICE typename Op::V segment_reduce(typename Op::V v, const Op& op, uint32_
 template <typename A>
 struct SumFloatOp {
   using V = A;
+  // The packed-row path first adds the values of a 16-byte pack pairwise (log2(pack) levels).
+  static constexpr bool kPresum = HKB_FAST_PRESUM != 0;
   struct State {
     A s, c;
   };
@@ -307,6 +372,7 @@ struct SumFloatOp {
 template <typename A>
 struct SumIntOp {
   using V = A;
+  static constexpr bool kPresum = false;
   using U = typename std::make_unsigned<A>::type;
   using State = A;
   HKB_DEVICE V identity() const { return A(0); }
@@ -322,6 +388,7 @@ struct SumIntOp {
 template <typename A, bool kMax>
 struct ExtremeOp {
   using V = A;
+  static constexpr bool kPresum = false;
   using State = A;
   A neutral;  // the identity value: -inf / the minimum for max, +inf / the maximum for min
   HKB_DEVICE static A pick(A a, A b) {
@@ -349,6 +416,8 @@ template <typename A, bool kMax, typename I>
 struct ArgOp {
   using V = ArgPart<A, I>;
   using State = V;
+  static constexpr bool kPresum = false;  // (value, index) pairs have no pairwise pack sum
+  static_assert(!kPresum, "argmin/argmax add elements one by one");
   A neutral;  // the identity value: -inf / the minimum for max, +inf / the maximum for min
   // Whether (x, i) wins over (y, j): NaN first, then the extreme value, then the smaller index.
   HKB_DEVICE static bool wins(A x, I i, A y, I j) {
@@ -514,40 +583,48 @@ HKB_DEVICE InnerShape split_inner(uint64_t nd, const size_t* dims, const size_t*
   return s;
 }
 
-// Blocks take chunks of consecutive outputs: chunk c = blockIdx.x, blockIdx.x + gridDim.x, ...
-// candle launches a block per output; chunks of about kChunkBytes of input let one block keep the
-// loads of its next row in flight while it reduces the current one, and the blocks past the last
-// chunk leave before they read anything (the other layouts go one output at a time over the
-// blocks that have a chunk). There are at least kMinChunks chunks whenever there are that many
-// outputs, so every multiprocessor gets work.
-constexpr uint64_t kChunkBytes = 64 * 1024;
-constexpr uint64_t kMinChunks = 1024;
-// Packs a thread has in flight ahead of its use in reduce_packed_rows.
-constexpr int kDepth = 2;
+// Work split: blocks [0, min(gridDim.x, kFastBlocks)) do the work and the others return before
+// they read anything (candle launches a block per output; a few long-lived blocks keep their loads
+// streaming where a short-lived block per output pays its start and its reduction tail each time).
+// Each working block takes a chunk of consecutive outputs (ceil(outputs / blocks)).
 
-// log2 of the outputs per chunk: a power of two, so that counting chunks takes a shift.
-HKB_DEVICE uint32_t chunk_shift(uint64_t n_out, uint64_t group, uint64_t elem_bytes) {
-  const uint64_t row_bytes = group * elem_bytes;
-  if (row_bytes == 0 || row_bytes >= kChunkBytes) return 0;
-  uint64_t most = static_cast<uint32_t>(kChunkBytes) / static_cast<uint32_t>(row_bytes);
-  if (most > n_out / kMinChunks) most = n_out / kMinChunks;
-  uint32_t shift = 0;
-  while ((2ull << shift) <= most) ++shift;
-  return shift;
+// Adds the V values of a pack (elements c, c + 1, ... of the group) to the state.
+template <class Op, typename T, int V>
+HKB_DEVICE void add_pack(const Op& op, typename Op::State& st, const hkb::Pack<T, V>& p,
+                         uint32_t c) {
+  if constexpr (Op::kPresum) {
+    acc_t<T> t[V];
+#pragma unroll
+    for (int k = 0; k < V; ++k) t[k] = to_acc(p.v[k]);
+#pragma unroll
+    for (int w = V / 2; w > 0; w >>= 1) {
+#pragma unroll
+      for (int k = 0; k < w; ++k) t[k] = t[k] + t[k + w];
+    }
+    op.add(st, t[0], c);
+  } else {
+#pragma unroll
+    for (int k = 0; k < V; ++k) op.add(st, to_acc(p.v[k]), c + k);
+  }
 }
 
 // Rows [first, first + rows) of a contiguous, 16-byte aligned layout whose rows are P whole
 // packs: together packs [first * P, (first + rows) * P). Item i of thread tid is pack i * nt + tid
 // of that range, so every load of the block is coalesced and one row follows the other. seg =
 // min(P, nt) threads share a row (P a multiple of nt, or P and nt powers of two), each reading
-// P / seg of its packs; kDepth items are loaded ahead of their use, so a row's reduction overlaps
-// the next row's loads. Within a thread the elements of a row come in order. Counts are 32-bit:
-// the caller keeps rows * P below 2^31 and the group below 2^32.
+// P / seg of its packs; kDepth items are loaded ahead of their use, across row boundaries. A pass
+// is nt / seg rows side by side; the segment reductions of kFastRows passes share one barrier
+// (segment_put / segment_finish), while the next packs are in flight. Within a thread the
+// elements of a row come in order. Counts are 32-bit: the caller keeps rows * P below 2^31.
 template <typename T, class Op, class Store>
-HKB_DEVICE void reduce_packed_rows(const T* src, uint32_t P, uint32_t seg, uint64_t first,
-                                   uint32_t rows, const Op& op, Store& store) {
+__device__ __noinline__ uint32_t reduce_packed_rows(const T* src, uint32_t P, uint32_t seg,
+                                                    uint64_t first, uint32_t rows, Op op,
+                                                    Store store, uint32_t parity) {
   constexpr int V = 16 / sizeof(T);
+  constexpr int kDepth = fast_depth<T>();
+  constexpr int R = kFastRows;
   using Pk = hkb::Pack<T, V>;
+  using Part = typename Op::V;
   const uint32_t tid = block_tid();
   const uint32_t nt = block_threads();
   const uint32_t per_row = P / seg;
@@ -564,9 +641,14 @@ HKB_DEVICE void reduce_packed_rows(const T* src, uint32_t P, uint32_t seg, uint6
   }
   auto st = op.init();
   uint32_t j = 0;                        // item within the row
-  uint32_t row = tid / seg;              // row of the current item within the range
+  uint32_t slot = 0;                     // pass within the batch of R
+  uint32_t pass0 = 0;                    // first pass of the batch
   const uint32_t col = (tid % seg) * V;  // first element of the first item within the row
   const uint32_t col_step = seg * V;
+  auto emit = [&](uint32_t k, uint32_t s, const Part& r) {
+    const uint32_t row = (pass0 + k) * rows_per_pass + s;
+    if (row < rows) store(first + row, r);
+  };
   for (uint32_t i0 = 0; i0 < items; i0 += kDepth) {
 #pragma unroll
     for (int u = 0; u < kDepth; ++u) {
@@ -574,21 +656,26 @@ HKB_DEVICE void reduce_packed_rows(const T* src, uint32_t P, uint32_t seg, uint6
       if (i < items) {
         const Pk cur = buf[u];
         if (i + kDepth < mine) buf[u] = xp[static_cast<uint64_t>(i + kDepth) * nt];
-        if (i < mine) {
-          const uint32_t c = col + j * col_step;
-#pragma unroll
-          for (int k = 0; k < V; ++k) op.add(st, to_acc(cur.v[k]), c + k);
-        }
+        if (i < mine) add_pack(op, st, cur, col + j * col_step);
         if (++j == per_row) {
-          const auto r = segment_reduce(op.finish(st), op, seg);
-          if (tid % seg == 0 && i < mine) store(first + row, r);
+          segment_put<false>(op.finish(st), op, seg, slot, fast_scratch<Part>(parity), emit);
           st = op.init();
           j = 0;
-          row += rows_per_pass;
+          if (++slot == static_cast<uint32_t>(R)) {
+            segment_finish(op, seg, R, fast_scratch<Part>(parity), emit);
+            parity ^= 1u;
+            slot = 0;
+            pass0 += R;
+          }
         }
       }
     }
   }
+  if (slot != 0) {
+    segment_finish(op, seg, slot, fast_scratch<Part>(parity), emit);
+    parity ^= 1u;
+  }
+  return parity;
 }
 
 // `op` for the general paths; `packed_op` (the same reduction, possibly with 32-bit indices) for
@@ -598,63 +685,84 @@ template <typename T, class Op, class PackedOp, class Store>
 __device__ void fast_reduce(uint64_t src_numel, uint64_t group, uint64_t nd, const size_t* info,
                             const T* src, const Op& op, const PackedOp& packed_op, Store store) {
   constexpr uint32_t V = 16 / sizeof(T);
+  if (blockIdx.x >= kFastBlocks) return;
   const uint64_t n_out = group == 0 ? gridDim.x : (src_numel + group - 1) / group;
-  const uint32_t shift = chunk_shift(n_out, group, sizeof(T));
-  const uint64_t per_chunk = 1ull << shift;
-  if (blockIdx.x * per_chunk >= n_out) return;
+  const uint32_t blocks = gridDim.x < kFastBlocks ? gridDim.x : kFastBlocks;
+  // This block's chunk of outputs: [begin, end).
+  const uint64_t per_chunk = (n_out + blocks - 1) / blocks;
+  const uint64_t begin = blockIdx.x * per_chunk;
+  if (begin >= n_out) return;
+  const uint64_t end = n_out - begin < per_chunk ? n_out : begin + per_chunk;
   const size_t* dims = info;
   const size_t* strides = info + nd;
   const uint32_t tid = block_tid();
   const uint32_t nt = block_threads();
+  uint32_t parity = 0;
   if constexpr (sizeof(T) > 1) {
     // The packed-row path: threads per row from the arguments alone (0 where it does not apply),
     // so the compiler keeps it in uniform registers; the layout only decides whether it is taken.
     const uint64_t P = group / V;
     uint32_t seg = 0;
-    if (group != 0 && group % V == 0 && group <= 0xFFFFFFFFull && per_chunk * P <= 0x7FFFFFFFull &&
-        src_numel % group == 0 && hkb::is_aligned(src, 16)) {
-      if (P >= nt) {
+    if (group != 0 && group % V == 0 && P <= 0x7FFFFFFFull && src_numel % group == 0 &&
+        hkb::is_aligned(src, 16)) {
+      if ((nt & (nt - 1)) != 0) {
+        // Blocks that are not a power of two take the general path.
+      } else if (P >= nt) {
         if (P % nt == 0) seg = nt;
-      } else if ((P & (P - 1)) == 0 && (nt & (nt - 1)) == 0) {
+      } else if ((P & (P - 1)) == 0) {
         seg = static_cast<uint32_t>(P);
       }
     }
     if (seg != 0 && hkb::is_contiguous(nd, dims, strides)) {
-      for (uint64_t begin = blockIdx.x * per_chunk; begin < n_out; begin += gridDim.x * per_chunk) {
-        const uint64_t rows = n_out - begin < per_chunk ? n_out - begin : per_chunk;
-        reduce_packed_rows(src, static_cast<uint32_t>(P), seg, begin, static_cast<uint32_t>(rows),
-                           packed_op, store);
+      // Pieces of rows * P below 2^31 for reduce_packed_rows' 32-bit counts.
+      const uint64_t most = 0x7FFFFFFFull / P;
+      for (uint64_t first = begin; first < end; first += most) {
+        const uint64_t rows = end - first < most ? end - first : most;
+        parity = reduce_packed_rows(src, static_cast<uint32_t>(P), seg, first,
+                                    static_cast<uint32_t>(rows), packed_op, store, parity);
       }
       return;
     }
   }
-  // The other layouts: one output at a time, over the blocks that have a chunk.
-  const uint64_t chunks = (n_out + per_chunk - 1) >> shift;
-  const uint64_t stride = chunks < gridDim.x ? chunks : gridDim.x;
+  // The other layouts: the chunk's outputs kFastRows at a time, each over the whole block, then
+  // one reduction for all of them.
+  constexpr int R = kFastRows;
+  using Part = typename Op::V;
   const InnerShape inner = split_inner(nd, dims, strides, group);
-  for (uint64_t o = blockIdx.x; o < n_out; o += stride) {
-    auto st = op.init();
-    const uint64_t first = o * group;
-    const uint64_t count = group == 0 ? 0 : (src_numel - first < group ? src_numel - first : group);
-    auto add = [&](T x, uint64_t j) { op.add(st, to_acc(x), j); };
-    if (count != 0) {
-      // Without trailing dims that hold exactly the group, element j is logical element first + j
-      // of the whole layout.
-      const uint64_t base = inner.found ? hkb::strided_offset(o, inner.k, dims, strides) : 0;
-      if (inner.found && inner.collapsible && inner.stride == 1) {
-        visit_contiguous<fast_unroll<T>()>(src + base, count, tid, nt, add);
-      } else if (inner.found && inner.collapsible) {
-        for (uint64_t j = tid; j < count; j += nt) add(src[base + j * inner.stride], j);
-      } else {
-        const uint64_t k = inner.found ? inner.k : 0;
-        const uint64_t skip = inner.found ? 0 : first;
-        for (uint64_t j = tid; j < count; j += nt) {
-          add(src[base + hkb::strided_offset(skip + j, nd - k, dims + k, strides + k)], j);
+  {
+    uint64_t o0 = begin;  // first output of the batch
+    uint32_t slot = 0;    // output within the batch
+    auto emit = [&](uint32_t k, uint32_t, const Part& r) { store(o0 + k, r); };
+    for (uint64_t o = begin; o < end; ++o) {
+      auto st = op.init();
+      const uint64_t first = o * group;
+      const uint64_t count =
+          group == 0 ? 0 : (src_numel - first < group ? src_numel - first : group);
+      auto add = [&](T x, uint64_t j) { op.add(st, to_acc(x), j); };
+      if (count != 0) {
+        // Without trailing dims that hold exactly the group, element j is logical element first + j
+        // of the whole layout.
+        const uint64_t base = inner.found ? hkb::strided_offset(o, inner.k, dims, strides) : 0;
+        if (inner.found && inner.collapsible && inner.stride == 1) {
+          visit_contiguous<fast_unroll<T>()>(src + base, count, tid, nt, add);
+        } else if (inner.found && inner.collapsible) {
+          for (uint64_t j = tid; j < count; j += nt) add(src[base + j * inner.stride], j);
+        } else {
+          const uint64_t k = inner.found ? inner.k : 0;
+          const uint64_t skip = inner.found ? 0 : first;
+          for (uint64_t j = tid; j < count; j += nt) {
+            add(src[base + hkb::strided_offset(skip + j, nd - k, dims + k, strides + k)], j);
+          }
         }
       }
+      segment_put<true>(op.finish(st), op, nt, slot, fast_scratch<Part>(parity), emit);
+      if (++slot == static_cast<uint32_t>(R) || o + 1 == end) {
+        segment_finish(op, nt, slot, fast_scratch<Part>(parity), emit);
+        parity ^= 1u;
+        slot = 0;
+        o0 = o + 1;
+      }
     }
-    const auto r = block_reduce(op.finish(st), op);
-    if (tid == 0) store(o, r);
   }
 }
 
@@ -662,7 +770,7 @@ template <typename T>
 __device__ void fast_sum(size_t src_numel, size_t group, size_t nd, const size_t* info,
                          const T* src, T* dst) {
   using A = acc_t<T>;
-  auto store = [&](uint64_t o, A r) { dst[o] = to_storage<T>(r); };
+  auto store = [dst](uint64_t o, A r) { dst[o] = to_storage<T>(r); };
   if constexpr (std::is_floating_point<A>::value) {
     fast_reduce(src_numel, group, nd, info, src, SumFloatOp<A>{}, SumFloatOp<A>{}, store);
   } else {
@@ -676,7 +784,7 @@ __device__ void fast_extreme(size_t src_numel, size_t group, size_t nd, const si
   using A = acc_t<T>;
   const ExtremeOp<A, kMax> op{kMax ? lowest<T>() : highest<T>()};
   fast_reduce(src_numel, group, nd, info, src, op, op,
-              [&](uint64_t o, A r) { dst[o] = to_storage<T>(r); });
+              [dst](uint64_t o, A r) { dst[o] = to_storage<T>(r); });
 }
 
 // Indices are 64-bit in the general paths (any group) and 32-bit in the packed-row path (groups
@@ -688,7 +796,7 @@ __device__ void fast_arg(size_t src_numel, size_t group, size_t nd, const size_t
   const ArgOp<A, kMax, uint64_t> op{kMax ? lowest<T>() : highest<T>()};
   const ArgOp<A, kMax, uint32_t> packed_op{op.neutral};
   fast_reduce(src_numel, group, nd, info, src, op, packed_op,
-              [&](uint64_t o, auto r) { dst[o] = static_cast<uint32_t>(r.index); });
+              [dst](uint64_t o, auto r) { dst[o] = static_cast<uint32_t>(r.index); });
 }
 
 // ---------------------------------------------------------------------------------------------

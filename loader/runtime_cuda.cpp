@@ -110,25 +110,26 @@ class CudaRuntime final : public Runtime {
     // device's opt-in maximum; above that the launch itself reports the error.
     if (shared > 48u * 1024u) {
       int have = 0;
-      HKB_RETURN_IF_ERROR(cu_status(
-          cuFuncGetAttribute(&have, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, f),
-          "cuFuncGetAttribute", HKB_ERROR_LAUNCH));
+      HKB_RETURN_IF_ERROR(
+          cu_status(cuFuncGetAttribute(&have, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, f),
+                    "cuFuncGetAttribute", HKB_ERROR_LAUNCH));
       if (static_cast<uint32_t>(have) < shared) {
         int static_bytes = 0, optin = 0;
         CUdevice dev = 0;
         HKB_RETURN_IF_ERROR(cu_status(cuCtxGetDevice(&dev), "cuCtxGetDevice", HKB_ERROR_LAUNCH));
-        HKB_RETURN_IF_ERROR(cu_status(
-            cuDeviceGetAttribute(&optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, dev),
-            "cuDeviceGetAttribute", HKB_ERROR_LAUNCH));
+        HKB_RETURN_IF_ERROR(
+            cu_status(cuDeviceGetAttribute(
+                          &optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, dev),
+                      "cuDeviceGetAttribute", HKB_ERROR_LAUNCH));
         HKB_RETURN_IF_ERROR(
             cu_status(cuFuncGetAttribute(&static_bytes, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f),
                       "cuFuncGetAttribute", HKB_ERROR_LAUNCH));
         if (static_cast<uint64_t>(shared) + static_cast<uint64_t>(static_bytes) <=
             static_cast<uint64_t>(optin)) {
-          HKB_RETURN_IF_ERROR(cu_status(
-              cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                 static_cast<int>(shared)),
-              "cuFuncSetAttribute", HKB_ERROR_LAUNCH));
+          HKB_RETURN_IF_ERROR(
+              cu_status(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                           static_cast<int>(shared)),
+                        "cuFuncSetAttribute", HKB_ERROR_LAUNCH));
         }
       }
     }

@@ -129,7 +129,7 @@ HKB_DEVICE LayoutKind analyze_layout(uint64_t n, uint64_t num_dims, const size_t
 // Whether the run p[off + j * stride], j < V, is one aligned vector or one broadcast value.
 template <int V, typename T, typename I>
 HKB_DEVICE bool is_vector_run(const T* p, I off, I stride) {
-  return stride == 0 || (stride == 1 && is_aligned(p + off, sizeof(T) * V));
+  return stride == 0 || (stride == 1 && run_aligned<V>(p + off));
 }
 
 // v[j] = p[off + j * stride] for j < V, for a run where is_vector_run holds: one 16-byte load, or
@@ -142,9 +142,7 @@ HKB_DEVICE void load_vector_run(const T* p, I off, I stride, T (&v)[V]) {
 #pragma unroll
     for (int j = 0; j < V; ++j) v[j] = x;
   } else {
-    const Pack<T, V> pack = *reinterpret_cast<const Pack<T, V>*>(p + off);
-#pragma unroll
-    for (int j = 0; j < V; ++j) v[j] = pack.v[j];
+    load_run<V>(p + off, v);
   }
 }
 
@@ -165,9 +163,9 @@ HKB_DEVICE void map_dense(uint64_t n, UnitRange range, TO* out, const Body& body
     if (i0 + V <= n) {
 #pragma unroll
       for (int k = 0; k < K; ++k) off[k] = i0;
-      Pack<TO, V> res;
-      body.template run<V>(off, ones, res.v);
-      reinterpret_cast<Pack<TO, V>*>(out)[p] = res;
+      TO res[V];
+      body.template run<V>(off, ones, res);
+      store_run<V>(out + i0, res);
     } else {
 #pragma unroll 1
       for (uint64_t i = i0; i < n; ++i) {
@@ -196,9 +194,9 @@ HKB_DEVICE void map_rows(uint32_t n, UnitRange range, const RowLayout<K>& l, TO*
     if (i0 + V <= n && col + V <= l.row_len) {
 #pragma unroll
       for (int k = 0; k < K; ++k) off[k] = base[k] + col * l.inner_stride[k];
-      Pack<TO, V> res;
-      body.template run<V>(off, l.inner_stride, res.v);
-      reinterpret_cast<Pack<TO, V>*>(out)[p] = res;
+      TO res[V];
+      body.template run<V>(off, l.inner_stride, res);
+      store_run<V>(out + i0, res);
     } else {
       // The pack crosses a row boundary or is the partial last one: element by element, stepping
       // the column and recomputing the row offsets only when the row changes.
@@ -256,8 +254,9 @@ template <int K, int V, typename TO, typename Body>
 HKB_DEVICE void map_layout(uint64_t n, uint64_t num_dims, const size_t* info, TO* out,
                            const Body& body) {
   if (n == 0) return;
-  const bool packed = is_aligned(out, sizeof(TO) * V);
-  const UnitRange range = packed ? units_for<V>(n / V + (n % V != 0 ? 1 : 0)) : units_for<1>(n);
+  const bool packed = run_aligned<V>(out);
+  const uint64_t units = packed ? n / V + (n % V != 0 ? 1 : 0) : n;
+  const UnitRange range = packed ? units_for<V>(units) : units_for<1>(units);
   if (range.begin == kIdle) return;
   RowLayout<K> l;
   const LayoutKind kind = analyze_layout<K>(n, num_dims, info, &l);

@@ -14,8 +14,9 @@
 // map_layout (binary_layout.h: binary ops, where) splits its packs with block_units (256 threads a
 // block); bench_binary measured badd_f32 81-88% with it against 75% with packs spread over all
 // threads. map_contiguous (unary, cast, affine) keeps the plain grid-stride split over all threads
-// (ucopy_f32 69%): the same block_units split measured 56-58% there, a gap to the probe that is not
-// explained yet.
+// (ucopy_f32 69-70%): the block_units split measured 56-58% there, and again 62% (66% with 32-byte
+// units, HKB_PACK_BYTES=32) in bench/elementwise_probe, a gap to the standalone copy that is not
+// explained yet. 32-byte units left badd_f32 unchanged (88%), so 16 stays the default.
 #pragma once
 
 #include "dtypes.h"
@@ -33,14 +34,60 @@ struct max_size {
   static constexpr int value = sizeof(A) > sizeof(B) ? sizeof(A) : sizeof(B);
 };
 
-// Elements per thread step for a map from TI to TO: 16 bytes of the wider type.
+// Bytes of the wider operand that one busy thread moves per unit (16: one vector access per
+// operand; 32: two, both in flight before either is used), and the busy threads of a block.
+#ifndef HKB_PACK_BYTES
+#define HKB_PACK_BYTES 16
+#endif
+#ifndef HKB_PACK_THREADS
+#define HKB_PACK_THREADS 256
+#endif
+constexpr int kPackBytes = HKB_PACK_BYTES;
+
+// Elements per thread step for a map from TI to TO: kPackBytes of the wider type, at most 16
+// elements (1-byte types stay at one 16-byte vector: more would spill).
 template <typename TI, typename TO>
 struct pack_width {
-  static constexpr int value = 16 / max_size<TI, TO>::value;
+  static constexpr int raw = kPackBytes / max_size<TI, TO>::value;
+  static constexpr int value = raw > 16 ? 16 : raw;
 };
 
 HKB_DEVICE bool is_aligned(const void* p, uint64_t bytes) {
   return (reinterpret_cast<uintptr_t>(p) & (bytes - 1)) == 0;
+}
+
+// W consecutive elements of T are accessed as vectors of chunk_elems<T, W> elements (at most 16
+// bytes, the widest access of both vendors); a run of W elements needs that vector's alignment.
+template <typename T, int W>
+struct chunk_elems {
+  static constexpr int per16 = 16 / static_cast<int>(sizeof(T));
+  static constexpr int value = W < per16 ? W : per16;
+  static constexpr uint64_t bytes = sizeof(T) * value;
+};
+template <int W, typename T>
+HKB_DEVICE bool run_aligned(const T* p) {
+  return is_aligned(p, chunk_elems<T, W>::bytes);
+}
+template <int W, typename T>
+HKB_DEVICE void load_run(const T* p, T (&v)[W]) {
+  constexpr int C = chunk_elems<T, W>::value;
+#pragma unroll
+  for (int c = 0; c < W / C; ++c) {
+    const Pack<T, C> x = reinterpret_cast<const Pack<T, C>*>(p)[c];
+#pragma unroll
+    for (int k = 0; k < C; ++k) v[c * C + k] = x.v[k];
+  }
+}
+template <int W, typename T>
+HKB_DEVICE void store_run(T* p, const T (&v)[W]) {
+  constexpr int C = chunk_elems<T, W>::value;
+#pragma unroll
+  for (int c = 0; c < W / C; ++c) {
+    Pack<T, C> x;
+#pragma unroll
+    for (int k = 0; k < C; ++k) x.v[k] = v[c * C + k];
+    reinterpret_cast<Pack<T, C>*>(p)[c] = x;
+  }
 }
 
 // The units (16-byte packs, or elements) this thread handles: begin, begin + step, ... while
@@ -52,15 +99,28 @@ struct UnitRange {
 };
 constexpr uint64_t kIdle = ~0ull;
 // Busy threads per block when the units are 16-byte packs (see the top of the file).
-constexpr uint32_t kPackThreads = 256;
+constexpr uint32_t kPackThreads = HKB_PACK_THREADS;
 
+// Blocks that take units: min(gridDim.x, ceil(units / busy)). When that is below gridDim.x,
+// units < gridDim.x * busy < 2^41 (busy <= 1024), so the quotient comes from two 32-bit divisions
+// (high 21 and low 20 bits of the dividend): no 64-bit division, whose call would cost registers.
+HKB_DEVICE uint32_t active_blocks(uint64_t units, uint32_t busy) {
+  if (units >= static_cast<uint64_t>(gridDim.x) * busy) return gridDim.x;
+  const uint64_t a = units + busy - 1;
+  const uint32_t hi = static_cast<uint32_t>(a >> 20), lo = static_cast<uint32_t>(a & 0xFFFFF);
+  const uint32_t q_hi = hi / busy;
+  const uint32_t q_lo = (((hi - q_hi * busy) << 20) | lo) / busy;
+  return (q_hi << 20) + q_lo;
+}
+HKB_DEVICE uint32_t busy_threads(uint32_t per_block) {
+  return blockDim.x < per_block ? blockDim.x : per_block;
+}
 // Threads [0, per_block) of the first ceil(units / per_block) blocks (at most the whole grid) each
 // take a unit per step; the others are idle and should return before reading anything else.
 HKB_DEVICE UnitRange block_units(uint64_t units, uint32_t per_block) {
-  const uint32_t busy = blockDim.x < per_block ? blockDim.x : per_block;
+  const uint32_t busy = busy_threads(per_block);
   if (threadIdx.x >= busy) return {kIdle, 1};
-  const uint64_t need = units / busy + (units % busy != 0 ? 1 : 0);
-  const uint32_t active = need < gridDim.x ? static_cast<uint32_t>(need) : gridDim.x;
+  const uint32_t active = active_blocks(units, busy);
   if (blockIdx.x >= active) return {kIdle, 1};
   return {static_cast<uint64_t>(blockIdx.x) * busy + threadIdx.x,
           static_cast<uint64_t>(active) * busy};

@@ -364,6 +364,7 @@ const std::vector<Im2colCase> kIm2colCases = {
     {1, 3, 5, 4, 2, 3, 1, 3, 1},    // padding at least the kernel
     {2, 3, 12, 10, 3, 2, 2, 1, 2},  // dilation 2
     {1, 1, 3, 3, 3, 3, 1, 1, 1},    // one channel, same padding: 81 outputs (not a multiple of 16)
+    {3, 4, 9, 7, 3, 3, 1, 1, 1},    // c_in * 9 = 36 outputs a position: whole packs of 4 values
 };
 
 template <typename T>
@@ -565,6 +566,9 @@ const std::vector<NearestCase> kNearestCases = {
     {1, 1, 3, 3, 3, 3},    // identity
     {1, 2, 5, 4, 9, 16},   // rows of 16: packed stores for every dtype
     {3, 1, 2, 3, 11, 32},  // batch 3, one channel
+    {1, 3, 8, 4, 32, 16},  // x4 on both axes: power-of-two scales take integer shifts
+    {2, 3, 8, 8, 4, 4},    // downsampling by 2: scale 2 is no shift
+    {2, 2, 3, 5, 6, 40},   // x2 / x8
 };
 
 template <typename T>
@@ -617,6 +621,9 @@ TYPED_TEST(ConvTest, UpsampleNearest2dLarge) {
   if (sizeof(TypeParam) != 4 && sizeof(TypeParam) != 2) GTEST_SKIP() << "covered by f32/u32/f16";
   if (std::is_same_v<TypeParam, hkb::bf16>) GTEST_SKIP() << "covered by f16";
   check_nearest<TypeParam>(*this, {4, 16, 64, 64, 128, 128}, Kind::Contiguous);
+  // x2 with 3 * 5 * 100 rows of 8: the last group of blocks ends inside its threads' units.
+  check_nearest<TypeParam>(*this, {3, 5, 50, 4, 100, 8}, Kind::Contiguous);
+  check_nearest<TypeParam>(*this, {3, 5, 50, 4, 100, 8}, Kind::ChannelsLast);
 }
 
 struct BilinearCase {

@@ -238,10 +238,10 @@ TYPED_TEST(ReduceFastTest, OtherGridsAndBlocks) {
   }
 }
 
-// More outputs than twice the minimum chunk count (1024 in kernels/reduce.hip), so one block
-// reduces several consecutive outputs and the blocks past the last chunk do nothing: rows of
-// several packs per thread, of one, and narrower than the block (several rows per pass, the
-// last pass partial), plus a grid smaller than the chunk count and rows that are not adjacent.
+// More outputs than twice the working-block count (HKB_FAST_BLOCKS, 1024 in kernels/reduce.hip), so
+// one block reduces several consecutive outputs and the blocks past the last chunk do nothing: rows
+// of several packs per thread, of one, and narrower than the block (several rows per pass, the last
+// pass partial), plus a grid smaller than the chunk count and rows that are not adjacent.
 TYPED_TEST(ReduceFastTest, ManyRows) {
   for (size_t cols : {4, 64, 1024}) {
     const Layout view = Layout::contiguous({2100, cols});

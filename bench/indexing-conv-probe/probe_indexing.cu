@@ -1,5 +1,6 @@
 #include "indexing_variant.hip"
 #include "common.cuh"
+#include <cstring>
 #include <random>
 int main() {
   const size_t vocab = 32000, hidden = 4096, nid = 8192, numel = nid * hidden;
@@ -18,17 +19,32 @@ int main() {
   CK(cudaMalloc(&tab, vocab * hidden * 4));
   CK(cudaMalloc(&out, numel * 4));
   CK(cudaMalloc(&src, numel * 4));
-  cudaMemset(tab, 0x3C, vocab * hidden * 4);
+  {  // every table word names its row and column, so a wrong gather shows
+    std::vector<uint32_t> h(vocab * hidden);
+    for (size_t i = 0; i < h.size(); ++i) h[i] = static_cast<uint32_t>(i);
+    CK(cudaMemcpy(tab, h.data(), h.size() * 4, cudaMemcpyHostToDevice));
+  }
+  auto check = [&](size_t esize, const char* what) {
+    std::vector<uint8_t> got(numel * esize), want(numel * esize);
+    CK(cudaMemcpy(got.data(), out, got.size(), cudaMemcpyDeviceToHost));
+    std::vector<uint8_t> t(vocab * hidden * 4);
+    CK(cudaMemcpy(t.data(), tab, t.size(), cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < nid; ++i)
+      std::memcpy(&want[i * hidden * esize], &t[ids[i] * hidden * esize], hidden * esize);
+    if (got != want) std::printf("%s: WRONG RESULT\n", what);
+  };
   double us = time_us([&] {
     is_u32_f32<<<cgrid(numel), 1024>>>(numel, 1, d_info, d_ids, (const float*)tab, (float*)out, 1,
                                        vocab, nid, hidden);
   });
   row("is_u32_f32 candle grid", 2.0 * numel * 4, us, cbw);
+  check(4, "is_u32_f32");
   us = time_us([&] {
     is_u32_bf16<<<cgrid(numel), 1024>>>(numel, 1, d_info, d_ids, (const hkb::bf16*)tab,
                                         (hkb::bf16*)out, 1, vocab, nid, hidden);
   });
   row("is_u32_bf16 candle grid", 2.0 * numel * 2, us, cbw);
+  check(2, "is_u32_bf16");
   cudaMemset(src, 0x3C, numel * 4);
   us = time_us(
       [&] {

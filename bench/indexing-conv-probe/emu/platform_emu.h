@@ -44,6 +44,9 @@ inline double mul_rn(double a, double b) {
   return r;
 }
 inline void block_sync() {}
+inline uint64_t udiv64(uint64_t a, uint64_t d) {
+  return a / d;
+}
 inline uint32_t float_bits(float f) {
   uint32_t u;
   memcpy(&u, &f, 4);

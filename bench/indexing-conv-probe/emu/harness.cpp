@@ -465,6 +465,11 @@ void conv_suite(const ConvFns<T>& f) {
     check_up(f, 3, 1, 2, 3, 11, 32, kind);
     check_up(f, 2, 3, 16, 16, 32, 32, kind);
     check_up(f, 0, 3, 4, 4, 8, 8, kind);
+    check_up(f, 1, 3, 8, 4, 32, 16, kind);   // x4 / x4: power-of-two scales 0.25
+    check_up(f, 2, 3, 8, 8, 4, 4, kind);     // scale 2: no shift, the f64 path
+    check_up(f, 3, 5, 50, 4, 100, 8, kind);  // x2, groups that end inside a thread's units
+    check_up(f, 2, 2, 3, 5, 6, 40, kind);    // x2 / x8
+    check_im2col(f, 3, 4, 9, 7, 3, 3, 1, 1, 1, kind);  // c_in * 9 = 36: whole packs for 4 bytes
   }
   check_im2col(f, 2, 32, 40, 40, 3, 3, 1, 1, 1, 0, false);
   check_up(f, 4, 16, 64, 64, 128, 128, 0, false);

@@ -1,9 +1,10 @@
 #include "conv_variant.hip"
 #include "common.cuh"
+// (b, c, h, w) -> (b, c, ho, wo); candle's host passes dims[2] / target as the scale.
 template <typename T>
-void upsample(const char* name, double cbw) {
-  const size_t b = 8, c = 64, h = 128, w = 128, ho = 256, wo = 256, n = b * c * ho * wo,
-               ns = b * c * h * w;
+void upsample(const char* name, double cbw, size_t b = 8, size_t c = 64, size_t h = 128,
+              size_t w = 128, size_t ho = 256, size_t wo = 256) {
+  const size_t n = b * c * ho * wo, ns = b * c * h * w;
   T *src, *dst;
   size_t* info;
   CK(cudaMalloc(&src, ns * sizeof(T)));
@@ -17,7 +18,8 @@ void upsample(const char* name, double cbw) {
     k = upsample_nearest2d_f32;
   else
     k = upsample_nearest2d_bf16;
-  double us = time_us([&] { k<<<cgrid(n), 1024>>>(ho, wo, 0.5, 0.5, info, src, dst); });
+  const double ws = double(h) / double(ho), hs = double(w) / double(wo);
+  double us = time_us([&] { k<<<cgrid(n), 1024>>>(ho, wo, ws, hs, info, src, dst); });
   row(name, 1.0 * (n + ns) * sizeof(T), us, cbw);
   cudaFree(src);
   cudaFree(dst);
@@ -51,6 +53,7 @@ int main() {
   const double cbw = copy_bw(8ull * 64 * 256 * 256 * 4);
   upsample<float>("upsample_nearest2d_f32", cbw);
   upsample<hkb::bf16>("upsample_nearest2d_bf16", cbw);
+  upsample<float>("upsample_nearest2d_f32_x3", cbw, 4, 64, 96, 96, 288, 288);
   im2col<float>("im2col_f32", cbw);
   im2col<hkb::bf16>("im2col_bf16", cbw);
   return 0;

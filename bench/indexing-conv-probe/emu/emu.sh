@@ -1,7 +1,7 @@
 #!/bin/bash
 # CPU emulation of the INDEXING / CONV entry points (index_select, index_add, gather, im2col,
 # upsample_nearest2d) against tests/reference under many grids, for machines without a GPU:
-#   pending/indexing-conv-probe/emu/emu.sh   (from anywhere)
+#   bench/indexing-conv-probe/emu/emu.sh   (from anywhere)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd); root=$(cd "$here/../../.." && pwd)
 w=$(mktemp -d); mkdir -p $w/kernels/common
