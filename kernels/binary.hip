@@ -183,9 +183,12 @@ struct BinaryBody {
 template <typename T, typename TO, typename Op>
 __device__ void binary(size_t numel, size_t num_dims, const size_t* info, const T* lhs,
                        const T* rhs, TO* out) {
-  constexpr int V = 16 / hkb::max_size<T, TO>::value;
+  constexpr int V = hkb::pack_width<T, TO>::value;
+  // Strided / broadcast layouts: two packs a thread for 4-byte operands (more registers spill for
+  // the others under the 32-register budget).
+  constexpr int VW = hkb::max_size<T, TO>::value == 4 ? 2 * V : V;
   const BinaryBody<T, TO, Op> body{lhs, rhs, Op{}};
-  hkb::map_layout<2, V>(numel, num_dims, info, out, body);
+  hkb::map_layout<2, V, VW>(numel, num_dims, info, out, body);
 }
 
 }  // namespace
