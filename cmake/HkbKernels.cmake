@@ -67,6 +67,24 @@ elseif(HKB_GPU_PLATFORM STREQUAL "nvidia")
   foreach(arch IN LISTS HKB_CUDA_ARCHS)
     list(APPEND HKB_KERNEL_FLAGS "-gencode=arch=compute_${arch},code=sm_${arch}")
   endforeach()
+  # Uncompressed cubins, so that `hkb check` can read every kernel's parameter layout (nvcc 13
+  # compresses large entries with zstd by default). Older nvcc without the option keep their
+  # default, and `hkb check` then reports the entries it could not read.
+  if(NOT DEFINED HKB_NVCC_NO_COMPRESS)
+    set(_probe "${PROJECT_BINARY_DIR}/nvcc_compress_probe.cu")
+    file(WRITE "${_probe}" "__global__ void hkb_probe() {}\n")
+    execute_process(COMMAND "${HKB_NVCC}" --no-compress -fatbin "${_probe}"
+                            -o "${PROJECT_BINARY_DIR}/nvcc_compress_probe.fatbin"
+                    RESULT_VARIABLE _rc OUTPUT_QUIET ERROR_QUIET)
+    if(_rc EQUAL 0)
+      set(HKB_NVCC_NO_COMPRESS TRUE CACHE INTERNAL "")
+    else()
+      set(HKB_NVCC_NO_COMPRESS FALSE CACHE INTERNAL "")
+    endif()
+  endif()
+  if(HKB_NVCC_NO_COMPRESS)
+    list(APPEND HKB_KERNEL_FLAGS --no-compress)
+  endif()
   set(HKB_KERNEL_COMPILER "${HKB_NVCC}")
 else()
   message(FATAL_ERROR "HKB_GPU_PLATFORM must be 'amd' or 'nvidia', not '${HKB_GPU_PLATFORM}'")

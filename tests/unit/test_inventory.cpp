@@ -412,6 +412,17 @@ TEST_F(Inventory, CubinParameterLayoutFromNvInfo) {
   ASSERT_EQ(r.images.size(), 1u);
   EXPECT_FALSE(r.images[0].layout_checked);
   EXPECT_TRUE(any_contains(r.notes, "compressed cubin")) << joined(r.notes);
+
+  // So is a zstd-compressed one (flag 0x8000, nvcc 12.8 and later), whose payload is no ELF.
+  Bytes zstd = fatbin;
+  zstd[16 + 41] |= 0x80;
+  zstd[16 + 64] = 0x28;  // the zstd frame magic in place of the ELF magic
+  write_bytes(dir_ / "tiny.fatbin", zstd);
+  r = run_check(options());
+  EXPECT_TRUE(r.ok()) << check_text(r);
+  ASSERT_EQ(r.images.size(), 1u);
+  EXPECT_FALSE(r.images[0].layout_checked);
+  EXPECT_TRUE(any_contains(r.notes, "compressed cubin")) << joined(r.notes);
 }
 
 TEST(InventoryCandleAbi, CTypeSizes) {

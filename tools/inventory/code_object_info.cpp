@@ -385,8 +385,9 @@ namespace {
 // CUDA fatbin container: a 16-byte header (magic 0xBA55ED50, version u16, header size u16,
 // payload size u64), then entries, each with its own header: kind u16 (1 PTX, 2 ELF),
 // header size u32 at 4, payload size u64 at 8, SM architecture u32 at 28, flags u64 at 40
-// (0x2000: compressed payload).
+// (0x2000: compressed payload; 0x8000: zstd-compressed payload, nvcc 12.8 and later).
 constexpr uint64_t kFatbinFlagCompressed = 0x2000;
+constexpr uint64_t kFatbinFlagZstd = 0x8000;
 
 Status read_fatbin(const uint8_t* data, size_t size, std::string_view origin,
                    std::vector<TargetImage>* images) {
@@ -414,10 +415,10 @@ Status read_fatbin(const uint8_t* data, size_t size, std::string_view origin,
         img.kind = ImageKind::kCubin;
         img.target = "sm_" + std::to_string(arch);
         const std::string where = std::string(origin) + " [" + img.target + "]";
-        if (flags & kFatbinFlagCompressed) {
+        if (flags & (kFatbinFlagCompressed | kFatbinFlagZstd)) {
           img.note =
               "compressed cubin; its parameter layout was not checked (build with nvcc "
-              "-Xfatbin=-compress-all=false, or inspect it with cuobjdump -elf)";
+              "--no-compress, or inspect it with cuobjdump -elf)";
         } else {
           HKB_RETURN_IF_ERROR(read_cubin(data + e + entry_header, payload, where, &img.kernels));
         }
