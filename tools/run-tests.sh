@@ -11,7 +11,7 @@ jobs=${HKB_JOBS:-$(nproc)}
 cmake --build build/amd -j"$jobs"
 if build/amd/tools/hkb --help 2>/dev/null | grep -q check; then
   echo "== hkb check (amd) =="
-  build/amd/tools/hkb check --bundle build/amd/bundle
+  build/amd/tools/hkb check --require-layouts --bundle build/amd/bundle
 fi
 if command -v nvcc > /dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
   echo "== nvidia flavour (compile) =="
@@ -21,7 +21,7 @@ if command -v nvcc > /dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
   # The tool links the CUDA driver; on a machine without one the build's stub satisfies the loader
   # (the check reads files only).
   LD_LIBRARY_PATH=$PWD/build/nvidia/cuda-stub${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
-    build/nvidia/tools/hkb check --bundle build/nvidia/bundle
+    build/nvidia/tools/hkb check --require-layouts --bundle build/nvidia/bundle
 fi
 if [ -f rust/Cargo.toml ] && command -v cargo > /dev/null 2>&1; then
   echo "== rust =="

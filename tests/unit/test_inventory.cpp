@@ -423,6 +423,13 @@ TEST_F(Inventory, CubinParameterLayoutFromNvInfo) {
   ASSERT_EQ(r.images.size(), 1u);
   EXPECT_FALSE(r.images[0].layout_checked);
   EXPECT_TRUE(any_contains(r.notes, "compressed cubin")) << joined(r.notes);
+
+  // With --require-layouts an unreadable layout fails the check.
+  CheckOptions strict = options();
+  strict.require_layouts = true;
+  r = run_check(strict);
+  EXPECT_FALSE(r.ok());
+  EXPECT_TRUE(any_contains(r.errors, "compressed cubin")) << check_text(r);
 }
 
 TEST(InventoryCandleAbi, CTypeSizes) {

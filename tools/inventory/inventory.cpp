@@ -163,12 +163,16 @@ std::vector<uint64_t> expected_offsets(const std::vector<Param>& params) {
 namespace {
 
 void check_image(const Manifest& m, uint32_t module, const std::string& file,
-                 const TargetImage& img, CheckResult* r) {
+                 const TargetImage& img, bool require_layouts, CheckResult* r) {
   const std::string where = file + " [" + img.target + "]";
   CheckedImage ci{m.modules[module], file, img.target, img.kernels.size(), img.note.empty()};
   r->images.push_back(ci);
   if (!img.note.empty()) {
-    r->notes.push_back(where + ": " + img.note);
+    if (require_layouts) {
+      r->errors.push_back(where + ": " + img.note + " (--require-layouts)");
+    } else {
+      r->notes.push_back(where + ": " + img.note);
+    }
     return;
   }
   std::map<std::string, const KernelMeta*> by_name;
@@ -323,7 +327,7 @@ CheckResult run_check(const CheckOptions& o) {
       r.errors.push_back(s.message);
       continue;
     }
-    for (const auto& img : images) check_image(m, i, f->second, img, &r);
+    for (const auto& img : images) check_image(m, i, f->second, img, o.require_layouts, &r);
   }
   for (const auto& [module, path] : files) {
     if (m.module_index(module) < 0) {

@@ -40,6 +40,7 @@ struct CheckOptions {
   std::string manifest_path;
   std::string candle_abi_path;       // empty: skip the coverage of candle's ABI
   bool require_all_modules = false;  // a candle module absent from the manifest is an error
+  bool require_layouts = false;      // a code object whose layouts cannot be read is an error
 };
 
 struct ModuleCoverage {
