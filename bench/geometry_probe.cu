@@ -3,12 +3,15 @@
 // for_num_elems over n elements), as candle launches its elementwise kernels; only the split of
 // the work among those threads differs. Standalone (no hkb), so variants can be compared quickly:
 //
-//   nvcc -O3 -std=c++17 -arch=sm_90 bench/geometry_probe.cu -o geometry_probe && ./geometry_probe
+//   nvcc -O3 -std=c++17 --expt-relaxed-constexpr -arch=sm_90 -Ikernels bench/geometry_probe.cu \
+//     -o geometry_probe && ./geometry_probe
+// (-DHKB_CONTIGUOUS_UNITS=1: the ucopy_f32 row with map_contiguous split by units_for.)
 //
 // Prints time and GB/s (bytes read + written) against cudaMemcpy device-to-device.
 #include <cuda_runtime.h>
 
 #include "../kernels/common/elementwise.h"
+#include "../kernels/unary.hip"
 
 #include <algorithm>
 #include <cstdint>
@@ -126,17 +129,24 @@ __global__ void __launch_bounds__(1024, 2)
   }
 }
 
+// hkb's work split (units_for, as map_layout uses it) around the plain copy of k_warps.
+__global__ void __launch_bounds__(1024, 2) k_units(uint64_t packs, const V16* in, V16* out) {
+  const hkb::UnitRange r = hkb::units_for<4>(packs);
+  if (r.begin == hkb::kIdle) return;
+  for (uint64_t p = r.begin; p < packs; p += r.step) out[p] = in[p];
+}
+
 // hkb's own contiguous driver (kernels/common/elementwise.h) under the same harness.
-struct Identity {
+struct CopyF32 {
   __device__ float operator()(float x) const { return x; }
 };
 __global__ void __launch_bounds__(1024, 2)
     k_hkb_contiguous(uint64_t n, const float* in, float* out) {
-  hkb::map_contiguous(n, in, out, Identity{});
+  hkb::map_contiguous(n, in, out, CopyF32{});
 }
 __global__ void __launch_bounds__(1024, 2)
     k_hkb_layout(uint64_t n, uint64_t nd, const size_t* info, const float* in, float* out) {
-  hkb::map_unary_layout(n, nd, info, in, out, Identity{});
+  hkb::map_unary_layout(n, nd, info, in, out, CopyF32{});
 }
 
 template <typename F>
@@ -196,6 +206,11 @@ int main() {
           time_ms([&] { k_scalar<float><<<grid, 1024>>>(n, (const float*)in, (float*)out); }));
       row("every block, 256 threads x 16 B", moved,
           time_ms([&] { k_warps<float><<<grid, 1024>>>(n, (const float*)in, (float*)out); }));
+      row("hkb units_for, plain copy", moved,
+          time_ms([&] { k_units<<<grid, 1024>>>(packs, pi, po); }));
+      row("unary.hip ucopy_f32, null info", moved, time_ms([&] {
+            ucopy_f32<<<grid, 1024>>>(n, 1, nullptr, (const float*)in, (float*)out);
+          }));
     } else if (esize == 1) {
       row("scalar, thread per element", moved, time_ms([&] {
             k_scalar<uint8_t><<<grid, 1024>>>(n, (const uint8_t*)in, (uint8_t*)out);

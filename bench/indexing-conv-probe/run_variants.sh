@@ -7,7 +7,8 @@
 #   conv:     m1 / m2: HKB_CONV_COPY_PACKS=1 / 2 (f32 units a thread of the group split) with
 #             groups of one round; m2r2: two rounds (the default in conv.hip).
 #   indexing: uU[f][bB]: HKB_IS_UNITS=U words in flight per thread (4 is the default), f: busy
-#             blocks first instead of spread, bB: HKB_IS_BLOCKS=B blocks per multiprocessor.
+#             blocks first instead of spread, bB: HKB_IS_BLOCKS=B blocks per multiprocessor,
+#             tT: HKB_IS_BUSY=T threads of a busy block (256 is the default).
 set -u
 mod=${1:?usage: run_variants.sh conv|indexing}
 cd "$(dirname "$0")"
@@ -18,11 +19,13 @@ case "$mod" in
   conv)
     variants="m1:-DHKB_CONV_COPY_PACKS=1,-DHKB_CONV_GROUP_ROUNDS=1
       m2:-DHKB_CONV_COPY_PACKS=2,-DHKB_CONV_GROUP_ROUNDS=1
-      m2r2:-DHKB_CONV_COPY_PACKS=2,-DHKB_CONV_GROUP_ROUNDS=2" ;;
+      m2r2:-DHKB_CONV_COPY_PACKS=2,-DHKB_CONV_GROUP_ROUNDS=2
+      m2r4:-DHKB_CONV_COPY_PACKS=2,-DHKB_CONV_GROUP_ROUNDS=4" ;;
   indexing)
     variants="u1f:-DHKB_IS_UNITS=1,-DHKB_IS_SPREAD=0 u2:-DHKB_IS_UNITS=2
       u2f:-DHKB_IS_UNITS=2,-DHKB_IS_SPREAD=0 u4:-DHKB_IS_UNITS=4
-      u4b1:-DHKB_IS_UNITS=4,-DHKB_IS_BLOCKS=1 u8b1:-DHKB_IS_UNITS=8,-DHKB_IS_BLOCKS=1" ;;
+      u4b1:-DHKB_IS_UNITS=4,-DHKB_IS_BLOCKS=1 u8b1:-DHKB_IS_UNITS=8,-DHKB_IS_BLOCKS=1
+      u4t512:-DHKB_IS_BUSY=512 u4t1k:-DHKB_IS_BUSY=1024 u2t1k:-DHKB_IS_UNITS=2,-DHKB_IS_BUSY=1024" ;;
   *) echo "unknown module $mod" >&2; exit 2 ;;
 esac
 variants="$variants ${VARIANTS:-}"

@@ -131,6 +131,12 @@ HKB_DEVICE UnitRange units_for(uint64_t units) {
   return block_units(units, V > 1 ? kPackThreads : blockDim.x);
 }
 
+// HKB_CONTIGUOUS_UNITS=1 (for timing, bench/geometry_probe.cu): map_contiguous splits its packs
+// with units_for, like map_layout, instead of over all threads.
+#ifndef HKB_CONTIGUOUS_UNITS
+#define HKB_CONTIGUOUS_UNITS 0
+#endif
+
 // out[i] = f(in[i]) for i in [0, n), both contiguous. `in` may equal `out`.
 template <typename TI, typename TO, typename F>
 HKB_DEVICE void map_contiguous(uint64_t n, const TI* in, TO* out, F f) {
@@ -142,7 +148,13 @@ HKB_DEVICE void map_contiguous(uint64_t n, const TI* in, TO* out, F f) {
     const uint64_t packs = n / V;
     const Pack<TI, V>* in_p = reinterpret_cast<const Pack<TI, V>*>(in);
     Pack<TO, V>* out_p = reinterpret_cast<Pack<TO, V>*>(out);
-    for (uint64_t p = tid; p < packs; p += stride) {
+    uint64_t first = tid, step = stride;
+    if (HKB_CONTIGUOUS_UNITS) {
+      const UnitRange r = units_for<V>(packs);
+      first = r.begin;
+      step = r.step;
+    }
+    for (uint64_t p = first; p < packs; p += step) {
       const Pack<TI, V> a = in_p[p];
       Pack<TO, V> b;
 #pragma unroll
