@@ -190,11 +190,15 @@ struct StridedIds {
 // against 44% with all 1024 threads of the first eighth). A block never takes less than its own
 // range (8-byte values: 512 threads). A grid that does not cover the elements gives every thread a
 // unit per step. The loops stride by gridDim.x * units_per_block, so any grid is correct.
-HKB_DEVICE uint32_t units_per_block(uint64_t elems, uint32_t v, uint32_t min_busy) {
+// HKB_IS_BUSY (for timing other splits, bench/indexing-conv-probe): the 256 threads.
+#ifndef HKB_IS_BUSY
+#define HKB_IS_BUSY 256
+#endif
+HKB_DEVICE uint32_t units_per_block(uint64_t elems, uint32_t v) {
   const uint32_t b = blockDim.x;
   if (static_cast<uint64_t>(gridDim.x) * b < elems) return b;
   const uint32_t own = (b + v - 1) / v;
-  const uint32_t busy = own > min_busy ? own : min_busy;
+  const uint32_t busy = own > HKB_IS_BUSY ? own : HKB_IS_BUSY;
   return busy < b ? busy : b;
 }
 
@@ -268,10 +272,6 @@ HKB_DEVICE bool aligned_to(const void* p, uint64_t bytes) {
 #ifndef HKB_IS_BLOCKS
 #define HKB_IS_BLOCKS 2
 #endif
-// Threads of a busy index_select block (at least the block's own range, see units_per_block).
-#ifndef HKB_IS_BUSY
-#define HKB_IS_BUSY 256
-#endif
 
 // Moves the n outputs as B-byte words. A busy block takes chunks of per_block * U consecutive
 // words. The split is decided from the arguments alone, so threads without work leave before their
@@ -282,7 +282,7 @@ HKB_DEVICE void select_as_words(uint64_t n, size_t row_elems, uint64_t elem_byte
                                 uint64_t src_dim, uint64_t ids_dim) {
   constexpr int U = HKB_IS_UNITS;
   const uint64_t words = n * elem_bytes / B;
-  const uint32_t per_block = units_per_block(n, static_cast<uint32_t>(B / elem_bytes), HKB_IS_BUSY);
+  const uint32_t per_block = units_per_block(n, static_cast<uint32_t>(B / elem_bytes));
   if (threadIdx.x >= per_block) return;
   const uint64_t chunk = static_cast<uint64_t>(per_block) * U;
   uint32_t slots = gridDim.x, slot = blockIdx.x;
