@@ -12,20 +12,12 @@
 
 #include "../kernels/common/elementwise.h"
 #include "../kernels/unary.hip"
+#include "indexing-conv-probe/common.cuh"
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <vector>
-
-#define CHECK(x)                                                                     \
-  do {                                                                               \
-    cudaError_t e_ = (x);                                                            \
-    if (e_ != cudaSuccess) {                                                         \
-      std::printf("%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                  \
-    }                                                                                \
-  } while (0)
 
 struct alignas(16) V16 {
   uint32_t w[4];
@@ -149,36 +141,20 @@ __global__ void __launch_bounds__(1024, 2)
   hkb::map_unary_layout(n, nd, info, in, out, CopyF32{});
 }
 
+// Median over 15 batches of the mean time of 10 back-to-back launches, in milliseconds.
 template <typename F>
 double time_ms(F f) {
-  cudaEvent_t a, b;
-  CHECK(cudaEventCreate(&a));
-  CHECK(cudaEventCreate(&b));
-  f();
-  CHECK(cudaDeviceSynchronize());
-  std::vector<float> t;
-  for (int r = 0; r < 15; ++r) {
-    CHECK(cudaEventRecord(a));
-    for (int i = 0; i < 10; ++i) f();
-    CHECK(cudaEventRecord(b));
-    CHECK(cudaEventSynchronize(b));
-    float ms = 0;
-    CHECK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms / 10);
-  }
-  CHECK(cudaGetLastError());
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  return time_us(f, 10, 15) * 1e-3;
 }
 
 int main() {
   const uint64_t bytes = 256ull << 20;  // 64M f32 or 128M bf16... per element size below
   char *in, *out;
-  CHECK(cudaMalloc(&in, bytes));
-  CHECK(cudaMalloc(&out, bytes));
-  CHECK(cudaMemset(in, 0x3C, bytes));
+  CK(cudaMalloc(&in, bytes));
+  CK(cudaMalloc(&out, bytes));
+  CK(cudaMemset(in, 0x3C, bytes));
   const double copy =
-      time_ms([&] { CHECK(cudaMemcpyAsync(out, in, bytes, cudaMemcpyDeviceToDevice)); });
+      time_ms([&] { CK(cudaMemcpyAsync(out, in, bytes, cudaMemcpyDeviceToDevice)); });
   const double copy_bw = 2.0 * bytes / copy / 1e6;
   std::printf("copy %.1f us, %.1f GB/s\n", copy * 1e3, copy_bw);
   auto row = [&](const char* name, uint64_t moved, double ms) {

@@ -14,6 +14,7 @@
       std::exit(1);                                                          \
     }                                                                        \
   } while (0)
+// Median over `batches` of the mean time of `reps` back-to-back launches, in microseconds.
 template <typename F>
 double time_us(F f, int reps = 20, int batches = 7) {
   f();
@@ -32,6 +33,8 @@ double time_us(F f, int reps = 20, int batches = 7) {
     t.push_back(ms * 1000.0 / reps);
   }
   CK(cudaGetLastError());
+  CK(cudaEventDestroy(a));
+  CK(cudaEventDestroy(b));
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
 }

@@ -3,6 +3,7 @@
 // given on the command line). Prints one line per case: time, % of a device-to-device copy of the
 // same bytes, and whether every output matched a CPU reference.
 #include "reduce_trimmed.hip"
+#include "../indexing-conv-probe/common.cuh"
 
 #include <cuda_runtime.h>
 
@@ -13,53 +14,19 @@
 #include <cstring>
 #include <vector>
 
-#define CHECK_CUDA(x)                                                          \
-  do {                                                                         \
-    cudaError_t err_ = (x);                                                    \
-    if (err_ != cudaSuccess) {                                                 \
-      std::printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(err_)); \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
-
 #ifndef VARIANT
 #define VARIANT "default"
 #endif
 
 namespace probe {
 
-// Median over 5 batches of the mean time of 10 back-to-back launches, in microseconds.
-template <typename F>
-double median_us(F launch) {
-  launch();
-  CHECK_CUDA(cudaDeviceSynchronize());
-  cudaEvent_t t0, t1;
-  CHECK_CUDA(cudaEventCreate(&t0));
-  CHECK_CUDA(cudaEventCreate(&t1));
-  std::vector<double> samples;
-  for (int b = 0; b < 5; ++b) {
-    CHECK_CUDA(cudaEventRecord(t0));
-    for (int r = 0; r < 10; ++r) launch();
-    CHECK_CUDA(cudaEventRecord(t1));
-    CHECK_CUDA(cudaEventSynchronize(t1));
-    float ms = 0;
-    CHECK_CUDA(cudaEventElapsedTime(&ms, t0, t1));
-    samples.push_back(ms * 100.0);  // ms * 1000 / 10 launches
-  }
-  CHECK_CUDA(cudaGetLastError());
-  CHECK_CUDA(cudaEventDestroy(t0));
-  CHECK_CUDA(cudaEventDestroy(t1));
-  std::sort(samples.begin(), samples.end());
-  return samples[samples.size() / 2];
-}
-
 // Bytes per microsecond of a device-to-device copy (read + write counted).
 double copy_rate(const void* src, size_t bytes) {
   void* dst = nullptr;
-  CHECK_CUDA(cudaMalloc(&dst, bytes));
+  CK(cudaMalloc(&dst, bytes));
   const double us =
-      median_us([&] { CHECK_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice)); });
-  CHECK_CUDA(cudaFree(dst));
+      time_us([&] { CK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice)); }, 10, 5);
+  CK(cudaFree(dst));
   return 2.0 * static_cast<double>(bytes) / us;
 }
 
@@ -106,19 +73,19 @@ void run_case(Op op, const char* tag, const T* dev_src, const std::vector<T>& ho
   const size_t info_host[4] = {rows, cols, cols, 1};
   size_t* info = nullptr;
   void* out = nullptr;
-  CHECK_CUDA(cudaMalloc(&info, sizeof(info_host)));
-  CHECK_CUDA(cudaMemcpy(info, info_host, sizeof(info_host), cudaMemcpyHostToDevice));
+  CK(cudaMalloc(&info, sizeof(info_host)));
+  CK(cudaMemcpy(info, info_host, sizeof(info_host), cudaMemcpyHostToDevice));
   const size_t out_bytes = rows * 4 + 16;
-  CHECK_CUDA(cudaMalloc(&out, out_bytes));
-  CHECK_CUDA(cudaMemset(out, 0xA5, out_bytes));
+  CK(cudaMalloc(&out, out_bytes));
+  CK(cudaMemset(out, 0xA5, out_bytes));
   const uint32_t block = candle_block(cols);
   auto launch = [&] {
     k<<<static_cast<unsigned>(rows), block>>>(numel, cols, 2, info, dev_src, out);
   };
   launch();
-  CHECK_CUDA(cudaDeviceSynchronize());
+  CK(cudaDeviceSynchronize());
   std::vector<unsigned char> got(out_bytes);
-  CHECK_CUDA(cudaMemcpy(got.data(), out, out_bytes, cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(got.data(), out, out_bytes, cudaMemcpyDeviceToHost));
   size_t bad = 0;
   const size_t out_size = op == Op::argmax ? 4 : sizeof(T);
   for (size_t r = 0; r < rows; ++r) {
@@ -156,13 +123,13 @@ void run_case(Op op, const char* tag, const T* dev_src, const std::vector<T>& ho
   for (size_t b = rows * out_size; b < out_bytes; ++b) {
     if (got[b] != 0xA5) ++bad;
   }
-  const double us = median_us(launch);
+  const double us = time_us(launch, 10, 5);
   const double bytes = static_cast<double>(numel * sizeof(T) + rows * out_size);
   std::printf("%-12s fast_%s_%s %6zux%-6zu %9.1f us %6.1f%% of copy  %s (%zu bad)\n", VARIANT,
               op_name(op), tag, rows, cols, us, 100.0 * bytes / us / copy, bad ? "WRONG" : "ok",
               bad);
-  CHECK_CUDA(cudaFree(info));
-  CHECK_CUDA(cudaFree(out));
+  CK(cudaFree(info));
+  CK(cudaFree(out));
 }
 
 }  // namespace probe
@@ -185,10 +152,10 @@ int main() {
   }
   float* df = nullptr;
   hkb::bf16* db = nullptr;
-  CHECK_CUDA(cudaMalloc(&df, n * 4));
-  CHECK_CUDA(cudaMalloc(&db, n * 2));
-  CHECK_CUDA(cudaMemcpy(df, xf.data(), n * 4, cudaMemcpyHostToDevice));
-  CHECK_CUDA(cudaMemcpy(db, xb.data(), n * 2, cudaMemcpyHostToDevice));
+  CK(cudaMalloc(&df, n * 4));
+  CK(cudaMalloc(&db, n * 2));
+  CK(cudaMemcpy(df, xf.data(), n * 4, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(db, xb.data(), n * 2, cudaMemcpyHostToDevice));
   const double copy_f = copy_rate(df, n * 4);
   const double copy_b = copy_rate(db, n * 2);
   std::printf("%-12s memcpy d2d %.1f GB/s (256 MiB), %.1f GB/s (128 MiB)\n", VARIANT, copy_f * 1e-3,

@@ -357,6 +357,17 @@ static L4 make_l4(size_t a, size_t b, size_t c, size_t d, int kind) {
   }
   return l;
 }
+// The reference's view of l over src, and candle's info array for it ([dims, strides]).
+template <typename T>
+ref::View4<T> view_of(const L4& l, const std::vector<T>& src) {
+  return {src.data() + l.offset,
+          {l.dims[0], l.dims[1], l.dims[2], l.dims[3]},
+          {l.strides[0], l.strides[1], l.strides[2], l.strides[3]}};
+}
+static std::vector<size_t> info_of(const L4& l) {
+  return {l.dims[0],    l.dims[1],    l.dims[2],    l.dims[3],
+          l.strides[0], l.strides[1], l.strides[2], l.strides[3]};
+}
 
 template <typename T>
 std::vector<T> conv_values(size_t n) {
@@ -376,20 +387,30 @@ bool same_copy(T a, double w) {
   }
 }
 
+// The guards of out hold and its first n values are copies of want; *bad: the first that is not.
+template <typename T>
+bool copy_matches(Buf<T>& out, const std::vector<double>& want, size_t n, size_t* bad) {
+  if (!out.guards_ok()) return false;
+  for (size_t i = 0; i < n; ++i) {
+    if (!same_copy(out.data()[i], want[i])) {
+      *bad = i;
+      return false;
+    }
+  }
+  return true;
+}
+
 template <typename T>
 void check_im2col(const ConvFns<T>& f, size_t b, size_t c, size_t h, size_t w, size_t hk, size_t wk,
                   size_t stride, size_t pad, size_t dil, int kind, bool all = true) {
   const L4 l = make_l4(b, c, h, w, kind);
   const auto src = conv_values<T>(l.storage());
-  ref::View4<T> v{src.data() + l.offset,
-                  {l.dims[0], l.dims[1], l.dims[2], l.dims[3]},
-                  {l.strides[0], l.strides[1], l.strides[2], l.strides[3]}};
+  const ref::View4<T> v = view_of(l, src);
   const size_t ho = (h + 2 * pad - dil * (hk - 1) - 1) / stride + 1;
   const size_t wo = (w + 2 * pad - dil * (wk - 1) - 1) / stride + 1;
   const auto want = ref::im2col(v, ho, wo, hk, wk, stride, pad, dil);
   const size_t n = b * ho * wo * c * hk * wk;
-  std::vector<size_t> info = {l.dims[0],    l.dims[1],    l.dims[2],    l.dims[3],
-                              l.strides[0], l.strides[1], l.strides[2], l.strides[3]};
+  const std::vector<size_t> info = info_of(l);
   auto geos = geometries(n);
   if (!all) geos.resize(1);
   for (const Geo& g : geos) {
@@ -400,11 +421,8 @@ void check_im2col(const ConvFns<T>& f, size_t b, size_t c, size_t h, size_t w, s
                  out.data());
       });
       ++checks;
-      bool ok = out.guards_ok();
       size_t bad = 0;
-      for (size_t i = 0; ok && i < n; ++i)
-        if (!same_copy(out.data()[i], want.value[i])) ok = false, bad = i;
-      if (!ok)
+      if (!copy_matches(out, want.value, n, &bad))
         FAIL(
             "im2col %s b%zu c%zu %zux%zu k%zux%zu s%zu p%zu d%zu kind %d grid %u x %u shift %zu at "
             "%zu",
@@ -418,14 +436,11 @@ void check_up(const ConvFns<T>& f, size_t b, size_t c, size_t d2, size_t d3, siz
               int kind, bool all = true) {
   const L4 l = make_l4(b, c, d2, d3, kind);
   const auto src = conv_values<T>(l.storage());
-  ref::View4<T> v{src.data() + l.offset,
-                  {l.dims[0], l.dims[1], l.dims[2], l.dims[3]},
-                  {l.strides[0], l.strides[1], l.strides[2], l.strides[3]}};
+  const ref::View4<T> v = view_of(l, src);
   const double ws = double(d2) / double(o2), hs = double(d3) / double(o3);
   const auto want = ref::upsample_nearest2d(v, o2, o3, ws, hs);
   const size_t n = b * c * o2 * o3;
-  std::vector<size_t> info = {l.dims[0],    l.dims[1],    l.dims[2],    l.dims[3],
-                              l.strides[0], l.strides[1], l.strides[2], l.strides[3]};
+  const std::vector<size_t> info = info_of(l);
   auto geos = geometries(n);
   if (!all) geos.resize(1);
   for (const Geo& g : geos) {
@@ -434,11 +449,8 @@ void check_up(const ConvFns<T>& f, size_t b, size_t c, size_t d2, size_t d3, siz
       launch(g.grid, g.block,
              [&] { f.up(o2, o3, ws, hs, info.data(), src.data() + l.offset, out.data()); });
       ++checks;
-      bool ok = out.guards_ok();
       size_t bad = 0;
-      for (size_t i = 0; ok && i < n; ++i)
-        if (!same_copy(out.data()[i], want.value[i])) ok = false, bad = i;
-      if (!ok)
+      if (!copy_matches(out, want.value, n, &bad))
         FAIL("upsample %s b%zu c%zu %zux%zu -> %zux%zu kind %d grid %u x %u shift %zu at %zu",
              f.name, b, c, d2, d3, o2, o3, kind, g.grid, g.block, osh, bad);
     }

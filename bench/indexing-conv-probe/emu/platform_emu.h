@@ -47,35 +47,30 @@ inline void block_sync() {}
 inline uint64_t udiv64(uint64_t a, uint64_t d) {
   return a / d;
 }
+// The bits of one value as another type of the same size.
+template <typename To, typename From>
+inline To bit_copy(From v) {
+  static_assert(sizeof(To) == sizeof(From), "bit_copy needs equal sizes");
+  To r;
+  memcpy(&r, &v, sizeof(r));
+  return r;
+}
 inline uint32_t float_bits(float f) {
-  uint32_t u;
-  memcpy(&u, &f, 4);
-  return u;
+  return bit_copy<uint32_t>(f);
 }
 inline float bits_float(uint32_t u) {
-  float f;
-  memcpy(&f, &u, 4);
-  return f;
+  return bit_copy<float>(u);
 }
 inline uint64_t double_bits(double d) {
-  uint64_t u;
-  memcpy(&u, &d, 8);
-  return u;
+  return bit_copy<uint64_t>(d);
 }
 inline double bits_double(uint64_t u) {
-  double d;
-  memcpy(&d, &u, 8);
-  return d;
+  return bit_copy<double>(u);
 }
 inline float half_bits_to_float(uint16_t h) {
-  _Float16 f;
-  memcpy(&f, &h, 2);
-  return (float)f;
+  return (float)bit_copy<_Float16>(h);
 }
 inline uint16_t float_to_half_bits(float v) {
-  _Float16 f = (_Float16)v;
-  uint16_t h;
-  memcpy(&h, &f, 2);
-  return h;
+  return bit_copy<uint16_t>((_Float16)v);
 }
 }  // namespace hkb
