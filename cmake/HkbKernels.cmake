@@ -90,6 +90,17 @@ else()
   message(FATAL_ERROR "HKB_GPU_PLATFORM must be 'amd' or 'nvidia', not '${HKB_GPU_PLATFORM}'")
 endif()
 
+# Work splits size their busy blocks by the multiprocessor count (kernels/common/platform.h): NVIDIA
+# code reads it, AMD code cannot and takes a per-target guess unless this names the count.
+set(HKB_MULTIPROCESSORS "" CACHE STRING
+  "Compute units of the AMD GPU the bundle is for (empty: a per-target default)")
+if(HKB_MULTIPROCESSORS)
+  if(NOT HKB_MULTIPROCESSORS MATCHES "^[1-9][0-9]*$")
+    message(FATAL_ERROR "HKB_MULTIPROCESSORS must be a positive integer, not '${HKB_MULTIPROCESSORS}'")
+  endif()
+  list(APPEND HKB_KERNEL_FLAGS "-DHKB_MULTIPROCESSORS=${HKB_MULTIPROCESSORS}")
+endif()
+
 # hkb_add_kernel_module(<module>): compile kernels/<module>.hip into bundle/<module><suffix>.
 function(hkb_add_kernel_module module)
   set(src "${HKB_KERNEL_DIR}/${module}.hip")

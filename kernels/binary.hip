@@ -187,8 +187,14 @@ __device__ void binary(size_t numel, size_t num_dims, const size_t* info, const 
   // Strided / broadcast layouts: two packs a thread for 4-byte operands (more registers spill for
   // the others under the 32-register budget).
   constexpr int VW = hkb::max_size<T, TO>::value == 4 ? 2 * V : V;
+  // Contiguous operands: two packs a unit for 2- and 4-byte operands, except in div, maximum and
+  // minimum, whose second pack spills registers.
+  constexpr bool kHeavy = std::is_same<Op, Div>::value || std::is_same<Op, Extremum<true>>::value ||
+                          std::is_same<Op, Extremum<false>>::value;
+  constexpr int kSize = hkb::max_size<T, TO>::value;
+  constexpr int VD = (kSize == 4 || kSize == 2) && !kHeavy ? 2 * V : V;
   const BinaryBody<T, TO, Op> body{lhs, rhs, Op{}};
-  hkb::map_layout<2, V, VW>(numel, num_dims, info, out, body);
+  hkb::map_layout<2, V, VW, VD>(numel, num_dims, info, out, body);
 }
 
 }  // namespace

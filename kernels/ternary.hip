@@ -76,7 +76,8 @@ __device__ void where(size_t numel, size_t num_dims, const size_t* info, const C
                       const T* f, T* out) {
   constexpr int V = 16 / hkb::max_size<C, T>::value;
   const WhereBody<C, T> body{ids, t, f};
-  hkb::map_layout<3, V, V>(numel, num_dims, info, out, body);
+  hkb::map_layout<3, V, V, hkb::max_size<C, T>::value == 4 ? 2 * V : V>(numel, num_dims, info, out,
+                                                                        body);
 }
 
 }  // namespace

@@ -13,9 +13,9 @@
 // element), and one 16-byte store. Row vector ([R,C] op [1,C]) and column vector ([R,C] op [R,1])
 // broadcasts therefore run as one division per pack.
 //
-// Work split: units_for (elementwise.h): kPackThreads threads of each busy block take one pack
-// each, the other threads and blocks leave before they read the layout. Any grid of at least one
-// thread is correct: a grid too small for one pack per thread makes every thread loop.
+// Work split: the resident split (elementwise.h): all threads of the first blocks loop over the
+// units, the other blocks leave before they read the layout. Any grid of at least one thread is
+// correct.
 //
 // Registers: candle launches 1024-thread blocks, so a kernel above 32 registers per thread (NVIDIA)
 // fits one block per SM instead of two, and then the idle blocks stall the SM. Hence loops kept
@@ -248,15 +248,17 @@ HKB_DEVICE void map_elements(uint64_t n, UnitRange range, uint64_t num_dims, con
 
 // out[i] = body(element i of every input) for i < n, out contiguous. `Body::run<W>(off, stride,
 // res)` computes W consecutive outputs whose input k elements are at off[k] + j * stride[k]. V is
-// the pack width: 16 bytes of the widest operand. The work is split before the layout is read, so
-// the idle blocks (most of them under candle's geometry) leave at once.
+// the unit width in outputs (a multiple of 16 bytes of the widest operand). The work is split
+// before the layout is read, so the idle blocks (most of them under candle's geometry) leave at
+// once: units of V with the resident split (elementwise.h), or the elements of an output not
+// aligned for packs over all threads.
 template <int K, int V, typename TO, typename Body>
 HKB_DEVICE void map_layout_units(uint64_t n, uint64_t num_dims, const size_t* info, TO* out,
                                  const Body& body) {
   if (n == 0) return;
   const bool packed = run_aligned<V>(out);
   const uint64_t units = packed ? n / V + (n % V != 0 ? 1 : 0) : n;
-  const UnitRange range = packed ? units_for<V>(units) : units_for<1>(units);
+  const UnitRange range = packed ? resident_units(units) : block_units(units, blockDim.x);
   if (range.begin == kIdle) return;
   RowLayout<K> l;
   const LayoutKind kind = analyze_layout<K>(n, num_dims, info, &l);
@@ -273,16 +275,18 @@ HKB_DEVICE void map_layout_units(uint64_t n, uint64_t num_dims, const size_t* in
   }
 }
 
-// Units of V outputs for contiguous operands (null info), of VW for layouts given by info: one
-// unit per busy thread leaves a strided or broadcast block's layout reads and index math ahead
-// of too few bytes, and two 16-byte packs a thread (VW = 2V) took badd_f32 with a row or column
-// broadcast from 40% to 60% of copy bandwidth on the H100, while contiguous operands did best
-// with one (87% against 81%). The choice needs no memory read, so idle threads still leave first.
-template <int K, int V, int VW, typename TO, typename Body>
+// V: one 16-byte pack of the widest operand. Contiguous operands (null info) take the resident
+// split (elementwise.h) with units of VD outputs, layouts given by info with units of VW: the
+// callers choose two packs where the registers allow it. H100, % of copy bandwidth under candle's
+// geometry (bench/elementwise_probe): badd_f32 contiguous 93% with two packs (89% with one),
+// badd_bf16 87% (82%), where_u8_f32 97% (90%); badd_f32 with a row or column broadcast 85-86%
+// with VW = 2V, against 60% with 256 threads of every block busy (the split before). The choice
+// needs no memory read, so idle blocks still leave first.
+template <int K, int V, int VW, int VD, typename TO, typename Body>
 HKB_DEVICE void map_layout(uint64_t n, uint64_t num_dims, const size_t* info, TO* out,
                            const Body& body) {
-  if (info == nullptr || VW == V) {
-    map_layout_units<K, V>(n, num_dims, info, out, body);
+  if (info == nullptr) {
+    map_layout_units<K, VD>(n, num_dims, info, out, body);
   } else {
     map_layout_units<K, VW>(n, num_dims, info, out, body);
   }

@@ -3,20 +3,16 @@
 // packs: one element per thread cannot keep enough bytes in flight to reach copy bandwidth.
 //
 // Work split under candle's geometry (block 1024, grid ceil(n / 1024): one thread per element,
-// so most threads have no pack). Measured on an H100 (bench/geometry_probe.cu, a standalone copy
-// of 64M elements, grid 65536 x 1024, % of a device-to-device copy): 4-byte elements, one per
-// thread 69%; 256 threads of every block moving one pack each 92%; 128 threads 89%; 512 threads
-// 77%; all 1024 threads of the first quarter of the blocks 66%. 2-byte elements: 41%, 64% (256
-// threads of the first half of the blocks), 50%, 55%, 44%. The launch and retirement of the 65536
-// blocks alone take 49 us (an empty kernel), half the time a 2-byte copy needs at full bandwidth,
-// which bounds the 2-byte and 1-byte kernels under this geometry.
-//
-// map_layout (binary_layout.h: binary ops, where) splits its packs with block_units (256 threads a
-// block); bench_binary measured badd_f32 81-88% with it against 75% with packs spread over all
-// threads. map_contiguous (unary, cast, affine) keeps the plain grid-stride split over all threads
-// (ucopy_f32 69-70%): the block_units split measured 56-58% there, and again 62% (66% with 32-byte
-// units, HKB_PACK_BYTES=32) in bench/elementwise_probe, a gap to the standalone copy that is not
-// explained yet. 32-byte units left badd_f32 unchanged (88%), so 16 stays the default.
+// so with 16-byte packs most threads and blocks have nothing to do). Launching and retiring the
+// 65536 blocks of a 64M-element grid alone takes 49 us on an H100 (an empty kernel), half the
+// time a 2-byte copy needs at full bandwidth; when every block also does a little work the two
+// add up. The resident split (resident_units, below) overlaps them: only the first blocks work,
+// looping over all units with all their threads, while the idle blocks stream through the other
+// block slots and leave after a handful of instructions. bench/geometry_probe.cu (a standalone
+// copy, % of a device-to-device copy): 4-byte elements 92% (one element per thread: 70%; 256
+// threads of every block moving one pack each: 92%), 2-byte 90% (64%), 1-byte 64% (40%).
+// Measured through the kernels (bench/elementwise_probe): ucopy/uexp f32 91-92%, cast f32<->bf16
+// 81-85%, badd_f32 93%, where_u8_f32 97%; the split before this one gave 69%, 60%, 88%, 75%.
 #pragma once
 
 #include "dtypes.h"
@@ -35,12 +31,9 @@ struct max_size {
 };
 
 // Bytes of the wider operand that one busy thread moves per unit (16: one vector access per
-// operand; 32: two, both in flight before either is used), and the busy threads of a block.
+// operand; 32: two, both in flight before either is used).
 #ifndef HKB_PACK_BYTES
 #define HKB_PACK_BYTES 16
-#endif
-#ifndef HKB_PACK_THREADS
-#define HKB_PACK_THREADS 256
 #endif
 constexpr int kPackBytes = HKB_PACK_BYTES;
 
@@ -98,12 +91,10 @@ struct UnitRange {
   uint64_t step;
 };
 constexpr uint64_t kIdle = ~0ull;
-// Busy threads per block when the units are 16-byte packs (see the top of the file).
-constexpr uint32_t kPackThreads = HKB_PACK_THREADS;
-
 // Blocks that take units: min(gridDim.x, ceil(units / busy)). When that is below gridDim.x,
-// units < gridDim.x * busy < 2^41 (busy <= 1024), so the quotient comes from two 32-bit divisions
-// (high 21 and low 20 bits of the dividend): no 64-bit division, whose call would cost registers.
+// units < gridDim.x * busy < 2^43 (busy <= 4096), so the quotient comes from two 32-bit divisions
+// (high 23 and low 20 bits of the dividend; the remainder shifted stays below 2^32): no 64-bit
+// division, whose call would cost registers.
 HKB_DEVICE uint32_t active_blocks(uint64_t units, uint32_t busy) {
   if (units >= static_cast<uint64_t>(gridDim.x) * busy) return gridDim.x;
   const uint64_t a = units + busy - 1;
@@ -116,7 +107,8 @@ HKB_DEVICE uint32_t busy_threads(uint32_t per_block) {
   return blockDim.x < per_block ? blockDim.x : per_block;
 }
 // Threads [0, per_block) of the first ceil(units / per_block) blocks (at most the whole grid) each
-// take a unit per step; the others are idle and should return before reading anything else.
+// take a unit per step; the others are idle and should return before reading anything else (with
+// per_block = blockDim.x: the element paths, where every thread has work under candle's grid).
 HKB_DEVICE UnitRange block_units(uint64_t units, uint32_t per_block) {
   const uint32_t busy = busy_threads(per_block);
   if (threadIdx.x >= busy) return {kIdle, 1};
@@ -125,45 +117,86 @@ HKB_DEVICE UnitRange block_units(uint64_t units, uint32_t per_block) {
   return {static_cast<uint64_t>(blockIdx.x) * busy + threadIdx.x,
           static_cast<uint64_t>(active) * busy};
 }
-// Units of V elements: packs with kPackThreads threads a block, single elements with all of them.
-template <int V>
-HKB_DEVICE UnitRange units_for(uint64_t units) {
-  return block_units(units, V > 1 ? kPackThreads : blockDim.x);
+// Resident split: under candle's geometry most of the grid's 1024-thread blocks have nothing to
+// do, and launching and retiring them costs 49 us for 64M elements on the H100 whatever they do.
+// So only the first blocks work, all their threads looping over the units, while the rest of the
+// grid streams through the other block slots and leaves at once: the data moves while the idle
+// blocks retire instead of after them. Busy blocks: a quarter of a block per multiprocessor times
+// HKB_RESIDENT_QUARTERS (2: half of the multiprocessors; at most the grid, and no more than one
+// unit per thread needs; at least one). bench/geometry_probe.cu on the H100 (132 SMs), 64M
+// elements, % of a device-to-device copy: 4-byte copy 92% with 66 busy blocks and two packs a
+// thread in flight (95% with 132 and one pack), 2-byte 90% (86% with 132), 1-byte 64%.
+#ifndef HKB_RESIDENT_QUARTERS
+#define HKB_RESIDENT_QUARTERS 2
+#endif
+// Busy blocks of the resident split over `units` when a block takes per_block (<= 4096) of them a
+// step (at least 1, at most the grid), or 0 when this block is not one of them. The cap is tested
+// first and without a division: the idle blocks outnumber the busy ones a thousand to one under
+// candle's geometry, and every instruction they run before leaving lengthens the launch (two
+// 32-bit divisions there cost ucopy_f32 a fifth of its bandwidth on the H100).
+HKB_DEVICE uint32_t resident_blocks(uint64_t units, uint32_t per_block) {
+  uint32_t blocks = multiprocessors() * HKB_RESIDENT_QUARTERS / 4;
+  if (blocks == 0) blocks = 1;
+  if (blockIdx.x >= blocks) return 0;
+  const uint32_t need = active_blocks(units, per_block);
+  if (need < blocks) blocks = need;
+  if (blocks == 0) blocks = 1;
+  return blockIdx.x < blocks ? blocks : 0;
+}
+// All threads of the busy blocks, one unit each a step.
+HKB_DEVICE UnitRange resident_units(uint64_t units) {
+  const uint32_t blocks = resident_blocks(units, blockDim.x);
+  if (blocks == 0) return {kIdle, 1};
+  return {static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x,
+          static_cast<uint64_t>(blocks) * blockDim.x};
 }
 
-// HKB_CONTIGUOUS_UNITS=1 (for timing, bench/geometry_probe.cu): map_contiguous splits its packs
-// with units_for, like map_layout, instead of over all threads.
-#ifndef HKB_CONTIGUOUS_UNITS
-#define HKB_CONTIGUOUS_UNITS 0
+// Packs a thread of map_contiguous loads before it stores the first: HKB_CONTIGUOUS_INFLIGHT (2)
+// when the wider operand has 2 or 4 bytes, else 1: a second pack of 16 one-byte or two eight-byte
+// elements kept live across the first one's op spilled registers under the 32-register budget
+// (fp8 and f64 transcendentals, u8 ops).
+#ifndef HKB_CONTIGUOUS_INFLIGHT
+#define HKB_CONTIGUOUS_INFLIGHT 2
 #endif
+template <typename TI, typename TO>
+struct packs_in_flight {
+  static constexpr int size = max_size<TI, TO>::value;
+  static constexpr int value = size == 2 || size == 4 ? HKB_CONTIGUOUS_INFLIGHT : 1;
+};
 
-// out[i] = f(in[i]) for i in [0, n), both contiguous. `in` may equal `out`.
+// out[i] = f(in[i]) for i in [0, n), both contiguous. `in` may equal `out`. Aligned operands move
+// as packs with the resident split, packs_in_flight packs of a thread loaded before the first is
+// stored; unaligned ones element by element over the whole grid.
 template <typename TI, typename TO, typename F>
 HKB_DEVICE void map_contiguous(uint64_t n, const TI* in, TO* out, F f) {
   constexpr int V = pack_width<TI, TO>::value;
-  const uint64_t tid = global_thread_index();
-  const uint64_t stride = grid_stride();
-  uint64_t done = 0;
+  constexpr bool kTwo = packs_in_flight<TI, TO>::value > 1;
   if (V > 1 && is_aligned(in, sizeof(TI) * V) && is_aligned(out, sizeof(TO) * V)) {
     const uint64_t packs = n / V;
+    const UnitRange r = resident_units(packs);
+    if (r.begin == kIdle) return;
     const Pack<TI, V>* in_p = reinterpret_cast<const Pack<TI, V>*>(in);
     Pack<TO, V>* out_p = reinterpret_cast<Pack<TO, V>*>(out);
-    uint64_t first = tid, step = stride;
-    if (HKB_CONTIGUOUS_UNITS) {
-      const UnitRange r = units_for<V>(packs);
-      first = r.begin;
-      step = r.step;
-    }
-    for (uint64_t p = first; p < packs; p += step) {
+    for (uint64_t p = r.begin; p < packs; p += (kTwo ? 2 : 1) * r.step) {
+      const uint64_t q = p + r.step;
+      const bool two = kTwo && q < packs;
       const Pack<TI, V> a = in_p[p];
+      Pack<TI, V> a2;
+      if (two) a2 = in_p[q];
       Pack<TO, V> b;
 #pragma unroll
       for (int k = 0; k < V; ++k) b.v[k] = f(a.v[k]);
       out_p[p] = b;
+      if (two) {
+#pragma unroll
+        for (int k = 0; k < V; ++k) b.v[k] = f(a2.v[k]);
+        out_p[q] = b;
+      }
     }
-    done = packs * V;
+    for (uint64_t i = packs * V + r.begin; i < n; i += r.step) out[i] = f(in[i]);
+    return;
   }
-  for (uint64_t i = done + tid; i < n; i += stride) out[i] = f(in[i]);
+  for (uint64_t i = global_thread_index(); i < n; i += grid_stride()) out[i] = f(in[i]);
 }
 
 // out[i] = f(in[strided(i)]) with the input described by info = [dims, strides]; out contiguous.

@@ -54,6 +54,39 @@ HKB_DEVICE uint64_t grid_stride() {
   return static_cast<uint64_t>(gridDim.x) * blockDim.x;
 }
 
+// Multiprocessors of the device as the kernel can tell them: NVIDIA's %nsmid (SM identifiers,
+// at least the SM count); AMD code cannot read its compute-unit count, so each target takes the
+// count of its largest common part (a guess: no AMD GPU measured it). Only work splits use it
+// (elementwise.h: resident_units), never correctness. HKB_MULTIPROCESSORS=N overrides it.
+#if defined(HKB_MULTIPROCESSORS)
+#define HKB_AMD_CUS HKB_MULTIPROCESSORS
+#elif defined(__gfx908__)
+#define HKB_AMD_CUS 120  // MI100
+#elif defined(__gfx90a__)
+#define HKB_AMD_CUS 110  // MI250X, one die
+#elif defined(__gfx940__) || defined(__gfx941__) || defined(__gfx942__)
+#define HKB_AMD_CUS 304  // MI300X
+#elif defined(__gfx90c__)
+#define HKB_AMD_CUS 8  // Renoir/Cezanne APUs
+#elif defined(__gfx1010__) || defined(__gfx1031__)
+#define HKB_AMD_CUS 40  // RX 5700 XT, RX 6700 XT
+#elif defined(__gfx1030__)
+#define HKB_AMD_CUS 80  // RX 6900 XT
+#elif defined(__gfx1100__)
+#define HKB_AMD_CUS 96  // RX 7900 XTX
+#else
+#define HKB_AMD_CUS 64  // gfx803 / gfx900 / gfx906 (Fury, Vega 64, MI50/60) and unknown targets
+#endif
+HKB_DEVICE uint32_t multiprocessors() {
+#if defined(HKB_PLATFORM_NVIDIA) && !defined(HKB_MULTIPROCESSORS)
+  uint32_t n;
+  asm("mov.u32 %0, %%nsmid;" : "=r"(n));
+  return n;
+#else
+  return HKB_AMD_CUS;
+#endif
+}
+
 // Lane index within the hardware wave.
 HKB_DEVICE int lane_id() {
 #if defined(HKB_PLATFORM_AMD)
