@@ -31,6 +31,7 @@
 // - index_select and gather write min(numel, left * ids_dim_size * right) outputs.
 // - Integer additions wrap (two's complement).
 #include "common/dtypes.h"
+#include "common/elementwise.h"
 #include "common/strided.h"
 
 namespace {
@@ -179,29 +180,6 @@ struct StridedIds {
   }
 };
 
-// How a launch splits units of work (a unit: v consecutive elements moved with one access) among
-// its threads: the number of threads of each block that take units, the others leaving before
-// their first memory access. Under candle's geometry (for_num_elems: one thread per element,
-// 1024-thread blocks, at most two resident per NVIDIA multiprocessor) most threads have no unit,
-// and the copy measurements of kernels/common/elementwise.h (H100) say how to place the busy
-// ones: 256 threads a block moving one 16-byte unit each. For 4-byte values that is every block
-// moving its own blockDim.x-element range (92% of copy bandwidth, against 69% for one element
-// per thread), for 2- and 1-byte values the first half / quarter of the blocks (2-byte: 64%,
-// against 44% with all 1024 threads of the first eighth). A block never takes less than its own
-// range (8-byte values: 512 threads). A grid that does not cover the elements gives every thread a
-// unit per step. The loops stride by gridDim.x * units_per_block, so any grid is correct.
-// HKB_IS_BUSY (for timing other splits, bench/indexing-conv-probe): the 256 threads.
-#ifndef HKB_IS_BUSY
-#define HKB_IS_BUSY 256
-#endif
-HKB_DEVICE uint32_t units_per_block(uint64_t elems, uint32_t v) {
-  const uint32_t b = blockDim.x;
-  if (static_cast<uint64_t>(gridDim.x) * b < elems) return b;
-  const uint32_t own = (b + v - 1) / v;
-  const uint32_t busy = own > HKB_IS_BUSY ? own : HKB_IS_BUSY;
-  return busy < b ? busy : b;
-}
-
 // index_select over B-byte words: each output row (one (l, i) pair) is `words_per_row` words.
 // This thread's words are first + u * sub for u < U, then the same plus step, plus 2 step, ...
 // (below `words`). The U words' ids are read first, then their sources, then the stores, so U
@@ -256,17 +234,15 @@ HKB_DEVICE bool aligned_to(const void* p, uint64_t bytes) {
   return (reinterpret_cast<uintptr_t>(p) & (bytes - 1)) == 0;
 }
 
-// Words each busy thread moves per step (all in flight together), and whether the busy blocks are
-// spread evenly over the grid (every k-th block) rather than the first ones. Measured on an H100
-// (bench/indexing-conv-probe/run_variants.sh indexing, is_u32_f32 32000x4096 with 8192 ids under
-// candle's grid, % of copy bandwidth): one word a thread 41-42%, 2 words 50% (first blocks 47%),
-// 4 words 53%; with 64 registers (1 block per multiprocessor) 24-29%. The rest of the gap is the
-// chain before the first data load: the ids layout, then the id, then the row.
+// Words each busy thread moves per step (all in flight together), and the work split: the
+// resident split of kernels/common/elementwise.h (all threads of the first blocks loop, the others
+// leave before their first memory access). Measured on an H100 (bench/indexing-conv-probe,
+// is_u32_f32 32000x4096 with 8192 ids under candle's grid, % of copy bandwidth): 81-82% with 4
+// words a thread, 74% with 2 or with a busy block per multiprocessor (HKB_RESIDENT_QUARTERS=4);
+// the split before it (256 threads of blocks spread over the grid, 4 words) reached 53%, limited
+// by the dependent chain (ids layout, id, row, store) each short-lived block paid.
 #ifndef HKB_IS_UNITS
 #define HKB_IS_UNITS 4
-#endif
-#ifndef HKB_IS_SPREAD
-#define HKB_IS_SPREAD 1
 #endif
 // 1024-thread blocks of index_select resident per NVIDIA multiprocessor (2: 32 registers).
 #ifndef HKB_IS_BLOCKS
@@ -282,25 +258,11 @@ HKB_DEVICE void select_as_words(uint64_t n, size_t row_elems, uint64_t elem_byte
                                 uint64_t src_dim, uint64_t ids_dim) {
   constexpr int U = HKB_IS_UNITS;
   const uint64_t words = n * elem_bytes / B;
-  const uint32_t per_block = units_per_block(n, static_cast<uint32_t>(B / elem_bytes));
-  if (threadIdx.x >= per_block) return;
+  const uint32_t per_block = blockDim.x;
   const uint64_t chunk = static_cast<uint64_t>(per_block) * U;
-  uint32_t slots = gridDim.x, slot = blockIdx.x;
-  if (words < static_cast<uint64_t>(gridDim.x) * chunk) {
-    // ceil(words / chunk) < gridDim.x: words < 2^43 and chunk <= 4096, so two 32-bit divisions
-    // (high and low 20 bits of the dividend) give it without the 64-bit routine.
-    const uint64_t a = words + chunk - 1;
-    const uint32_t d = static_cast<uint32_t>(chunk);
-    const uint32_t hi = static_cast<uint32_t>(a >> 20), q_hi = hi / d;
-    slots = (q_hi << 20) + ((((hi - q_hi * d) << 20) | static_cast<uint32_t>(a & 0xFFFFF)) / d);
-    if (HKB_IS_SPREAD) {
-      const uint32_t spacing = gridDim.x / slots;
-      if (blockIdx.x % spacing != 0) return;
-      slot = blockIdx.x / spacing;
-    }
-    if (slot >= slots) return;
-  }
-  const uint64_t first = static_cast<uint64_t>(slot) * chunk + threadIdx.x;
+  const uint32_t slots = hkb::resident_blocks(words, per_block * U);
+  if (slots == 0) return;
+  const uint64_t first = static_cast<uint64_t>(blockIdx.x) * chunk + threadIdx.x;
   const uint64_t step = static_cast<uint64_t>(slots) * chunk;
   const uint64_t words_per_row = row_elems * elem_bytes / B;
   if (info == nullptr || ids_contiguous(num_dims, info, info + num_dims)) {
@@ -513,8 +475,10 @@ __device__ void scatter(const I* __restrict__ ids, const T* __restrict__ inp, T*
   HKB_INDEXING_ALL(ITAG, I, i64, int64_t)    \
   HKB_INDEXING_NO_SCATTER(ITAG, I, f8_e4m3, hkb::f8e4m3)
 
+#ifndef HKB_INDEXING_PROBE  // bench/indexing-conv-probe instantiates only what it times
 HKB_INDEXING_FOR_INDEX(u8, uint8_t)
 HKB_INDEXING_FOR_INDEX(u32, uint32_t)
 HKB_INDEXING_FOR_INDEX(i64, int64_t)
 HKB_INDEXING_NO_SCATTER(i16, int16_t, f8_e4m3, hkb::f8e4m3)
 HKB_INDEXING_NO_SCATTER(i32, int32_t, f8_e4m3, hkb::f8e4m3)
+#endif
