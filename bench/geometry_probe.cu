@@ -5,7 +5,6 @@
 //
 //   nvcc -O3 -std=c++17 --expt-relaxed-constexpr -arch=sm_90 -Ikernels bench/geometry_probe.cu \
 //     -o geometry_probe && ./geometry_probe
-// (-DHKB_CONTIGUOUS_UNITS=1: the ucopy_f32 row with map_contiguous split by units_for.)
 //
 // Prints time and GB/s (bytes read + written) against cudaMemcpy device-to-device.
 #include <cuda_runtime.h>
@@ -22,6 +21,24 @@
 struct alignas(16) V16 {
   uint32_t w[4];
 };
+
+// Packs first, first + step, ... below `packs`, U of them loaded before any is stored.
+template <int U>
+__device__ void copy_packs(uint64_t first, uint64_t step, uint64_t packs, const V16* in, V16* out) {
+  for (uint64_t p = first; p < packs; p += step * U) {
+    V16 buf[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const uint64_t q = p + u * step;
+      if (q < packs) buf[u] = in[q];
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const uint64_t q = p + u * step;
+      if (q < packs) out[q] = buf[u];
+    }
+  }
+}
 
 // Idle blocks only: the cost of launching and retiring the grid.
 __global__ void __launch_bounds__(1024, 2) k_empty(uint64_t n, const float* in, float* out) {
@@ -47,19 +64,7 @@ __global__ void __launch_bounds__(1024, 2) k_spread(uint64_t packs, const V16* i
   if (blockIdx.x % spacing != 0 || blockIdx.x / spacing >= active) return;
   const uint64_t slot = blockIdx.x / spacing;
   const uint64_t step = static_cast<uint64_t>(active) * 1024;
-  for (uint64_t p = slot * 1024 + threadIdx.x; p < packs; p += step * U) {
-    V16 buf[U];
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-      const uint64_t q = p + u * step;
-      if (q < packs) buf[u] = in[q];
-    }
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-      const uint64_t q = p + u * step;
-      if (q < packs) out[q] = buf[u];
-    }
-  }
+  copy_packs<U>(slot * 1024 + threadIdx.x, step, packs, in, out);
 }
 
 // Busy blocks are the first ones; U packs per thread.
@@ -69,19 +74,7 @@ __global__ void __launch_bounds__(1024, 2) k_first(uint64_t packs, const V16* in
   const uint64_t need = (packs + per_block - 1) / per_block;
   if (blockIdx.x >= need) return;
   const uint64_t step = need * 1024;
-  for (uint64_t p = blockIdx.x * 1024ull + threadIdx.x; p < packs; p += step * U) {
-    V16 buf[U];
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-      const uint64_t q = p + u * step;
-      if (q < packs) buf[u] = in[q];
-    }
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-      const uint64_t q = p + u * step;
-      if (q < packs) out[q] = buf[u];
-    }
-  }
+  copy_packs<U>(blockIdx.x * 1024ull + threadIdx.x, step, packs, in, out);
 }
 
 // Every block busy: a block copies its own 1024-element range, 16 bytes per thread, so only the
@@ -121,9 +114,20 @@ __global__ void __launch_bounds__(1024, 2)
   }
 }
 
-// hkb's work split (units_for, as map_layout uses it) around the plain copy of k_warps.
+// Persistent busy blocks: the first `busy_blocks` blocks (launched first, so resident together
+// while the rest of the grid streams through the remaining slots and leaves at once) move the whole
+// range, U packs a thread in flight per step.
+template <int U>
+__global__ void __launch_bounds__(1024, 2)
+    k_persist(uint64_t packs, uint32_t busy_blocks, const V16* in, V16* out) {
+  if (blockIdx.x >= busy_blocks) return;
+  const uint64_t step = static_cast<uint64_t>(busy_blocks) * 1024;
+  copy_packs<U>(blockIdx.x * 1024ull + threadIdx.x, step, packs, in, out);
+}
+
+// hkb's resident split (kernels/common/elementwise.h) around a plain copy, one pack a step.
 __global__ void __launch_bounds__(1024, 2) k_units(uint64_t packs, const V16* in, V16* out) {
-  const hkb::UnitRange r = hkb::units_for<4>(packs);
+  const hkb::UnitRange r = hkb::resident_units(packs);
   if (r.begin == hkb::kIdle) return;
   for (uint64_t p = r.begin; p < packs; p += r.step) out[p] = in[p];
 }
@@ -156,6 +160,9 @@ int main() {
   const double copy =
       time_ms([&] { CK(cudaMemcpyAsync(out, in, bytes, cudaMemcpyDeviceToDevice)); });
   const double copy_bw = 2.0 * bytes / copy / 1e6;
+  int sms = 0;
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  std::printf("%d multiprocessors\n", sms);
   std::printf("copy %.1f us, %.1f GB/s\n", copy * 1e3, copy_bw);
   auto row = [&](const char* name, uint64_t moved, double ms) {
     const double bw = moved / ms / 1e6;
@@ -182,7 +189,7 @@ int main() {
           time_ms([&] { k_scalar<float><<<grid, 1024>>>(n, (const float*)in, (float*)out); }));
       row("every block, 256 threads x 16 B", moved,
           time_ms([&] { k_warps<float><<<grid, 1024>>>(n, (const float*)in, (float*)out); }));
-      row("hkb units_for, plain copy", moved,
+      row("hkb resident_units, plain copy", moved,
           time_ms([&] { k_units<<<grid, 1024>>>(packs, pi, po); }));
       row("unary.hip ucopy_f32, null info", moved, time_ms([&] {
             ucopy_f32<<<grid, 1024>>>(n, 1, nullptr, (const float*)in, (float*)out);
@@ -205,6 +212,16 @@ int main() {
       row(name, moved, time_ms([&] { k_busy<false><<<grid, 1024>>>(packs, busy, pi, po); }));
       std::snprintf(name, sizeof name, "spread blocks, %u threads x 16 B", busy);
       row(name, moved, time_ms([&] { k_busy<true><<<grid, 1024>>>(packs, busy, pi, po); }));
+    }
+    for (uint32_t quarters : {1u, 2u, 4u, 6u, 8u}) {  // busy blocks per multiprocessor x 4
+      const uint32_t b = sms * quarters / 4;
+      char name[64];
+      std::snprintf(name, sizeof name, "persistent %u blocks, 1 pack", b);
+      row(name, moved, time_ms([&] { k_persist<1><<<grid, 1024>>>(packs, b, pi, po); }));
+      std::snprintf(name, sizeof name, "persistent %u blocks, 2 packs", b);
+      row(name, moved, time_ms([&] { k_persist<2><<<grid, 1024>>>(packs, b, pi, po); }));
+      std::snprintf(name, sizeof name, "persistent %u blocks, 4 packs", b);
+      row(name, moved, time_ms([&] { k_persist<4><<<grid, 1024>>>(packs, b, pi, po); }));
     }
     row("spread, 1 pack", moved, time_ms([&] { k_spread<1><<<grid, 1024>>>(packs, pi, po); }));
     row("spread, 2 packs", moved, time_ms([&] { k_spread<2><<<grid, 1024>>>(packs, pi, po); }));

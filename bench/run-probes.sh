@@ -11,10 +11,8 @@ tests=1
 bench/reduce-probe/run.sh build > "$out/reduce-build.log" 2>&1 &
 wait
 nv=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-for u in 0 1; do  # bench/geometry_probe.cu, with map_contiguous split by units_for when u = 1
-  "$nv" -O3 -std=c++17 --expt-relaxed-constexpr -arch=sm_90 -w -Ikernels -DHKB_CONTIGUOUS_UNITS=$u \
-    bench/geometry_probe.cu -o "$out/geometry_probe.$u" && "$out/geometry_probe.$u"
-done > "$out/geometry-probe.log" 2>&1
+"$nv" -O3 -std=c++17 --expt-relaxed-constexpr -arch=sm_90 -w -Ikernels bench/geometry_probe.cu \
+  -o "$out/geometry_probe" && "$out/geometry_probe" > "$out/geometry-probe.log" 2>&1
 bench/elementwise_probe/run.sh > "$out/elementwise-probe.log" 2>&1
 bench/reduce-probe/run.sh time > "$out/reduce-probe.log" 2>&1
 bench/indexing-conv-probe/run_variants.sh conv > "$out/conv-probe.log" 2>&1

@@ -1,25 +1,36 @@
 #!/bin/bash
 # Times work-split variants of the elementwise drivers on an NVIDIA GPU, one line per (variant,
-# case), checked against the host:  bench/elementwise_probe/run.sh   (from anywhere)
+# case), checked against the host:  bench/elementwise_probe/run.sh [build|time]   (from anywhere)
+# build: only compile into $PROBE_OUT (for example on a machine without a GPU, then carried);
+# time: only run what $PROBE_OUT holds. Variants apply to the modules whose drivers they change.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 out=${PROBE_OUT:-/tmp/elementwise_probe}
 mkdir -p "$out"
 declare -A variants=(
-  [p16]="-DHKB_PACK_BYTES=16"
-  [p32]="-DHKB_PACK_BYTES=32"
-  [p16t128]="-DHKB_PACK_BYTES=16 -DHKB_PACK_THREADS=128"
-  [p32t128]="-DHKB_PACK_BYTES=32 -DHKB_PACK_THREADS=128"
+  [base]=""
+  [q4]="-DHKB_RESIDENT_QUARTERS=4"
+  [i1]="-DHKB_CONTIGUOUS_INFLIGHT=1"
+)
+declare -A applies=(  # variant -> modules it changes
+  [base]="BINARY UNARY CAST TERNARY" [q4]="BINARY UNARY CAST TERNARY"
+  [i1]="UNARY CAST"
 )
 modules=${PROBE_MODULES:-"BINARY UNARY CAST TERNARY"}
-for v in "${!variants[@]}"; do
-  for m in $modules; do
-    nvcc -O3 -std=c++17 --expt-relaxed-constexpr -arch=sm_90 -w -DPROBE_$m ${variants[$v]} \
-      -I"$here/../../kernels" "$here/probe.cu" -o "$out/$m.$v" 2> "$out/$m.$v.err" ||
-      { echo "build $m $v failed"; tail -5 "$out/$m.$v.err"; } &
+mode=${1:-all}
+if [ "$mode" != time ]; then
+  for v in "${!variants[@]}"; do
+    for m in $modules; do
+      [[ " ${applies[$v]} " == *" $m "* ]] || continue
+      nvcc -O3 -std=c++17 --expt-relaxed-constexpr -arch=sm_90 -w -DPROBE_$m ${variants[$v]} \
+        -I"$here/../../kernels" "$here/probe.cu" -o "$out/$m.$v" 2> "$out/$m.$v.err" ||
+        { echo "build $m $v failed"; tail -5 "$out/$m.$v.err"; } &
+      [ "$(jobs -r | wc -l)" -ge "$(nproc)" ] && wait -n
+    done
   done
-done
-wait
+  wait
+fi
+[ "$mode" = build ] && exit 0
 for m in $modules; do
   for v in $(printf '%s\n' "${!variants[@]}" | sort); do
     [ -x "$out/$m.$v" ] && "$out/$m.$v" "$v"

@@ -1,4 +1,7 @@
+#define HKB_CONV_PROBE  // only the dtypes timed here
 #include "conv_variant.hip"
+HKB_CONV(f32, float)
+HKB_CONV(bf16, hkb::bf16)
 #include "common.cuh"
 // Device buffers of one timed case: a contiguous (b, c, h, w) source of ns values filled with
 // 0x3C bytes, n outputs and candle's info array ([dims, strides]) for the source.

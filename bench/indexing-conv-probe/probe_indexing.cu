@@ -1,4 +1,8 @@
+#define HKB_INDEXING_PROBE  // only the kernels timed here: the whole module takes minutes to build
 #include "indexing_variant.hip"
+HKB_INDEX_SELECT(u32, uint32_t, f32, float)
+HKB_INDEX_SELECT(u32, uint32_t, bf16, hkb::bf16)
+HKB_INDEX_ADD(u32, uint32_t, f32, float)
 #include "common.cuh"
 #include <cstring>
 #include <random>

@@ -1,45 +1,48 @@
 #!/bin/bash
-# usage (from anywhere, on a machine with an NVIDIA GPU):
-#   bench/indexing-conv-probe/run_variants.sh conv|indexing
+# usage (from anywhere):
+#   bench/indexing-conv-probe/run_variants.sh conv|indexing [build|time]
 # Builds probe_<module>.cu against variants of kernels/<module>.hip in parallel (outside the work
 # tree) and times each under candle's launch geometry (% of a device-to-device copy), one line per
-# kernel and variant. Extra variants: VARIANTS="name:-Dflag,-Dflag ...".
-#   conv:     m1 / m2: HKB_CONV_COPY_PACKS=1 / 2 (f32 units a thread of the group split) with
-#             groups of one round; m2r2: two rounds (the default in conv.hip).
-#   indexing: uU[f][bB]: HKB_IS_UNITS=U words in flight per thread (4 is the default), f: busy
-#             blocks first instead of spread, bB: HKB_IS_BLOCKS=B blocks per multiprocessor,
-#             tT: HKB_IS_BUSY=T threads of a busy block (256 is the default).
+# kernel and variant. build: only compile into $PROBE_OUT (on a machine without a GPU, then
+# carried); time: only run what $PROBE_OUT holds. Extra variants: VARIANTS="name:-Dflag,-Dflag ...".
+#   Both: base = the defaults (resident split, kernels/common/elementwise.h, with half a busy block
+#         per multiprocessor); q4: HKB_RESIDENT_QUARTERS=4 (one per multiprocessor).
+#   conv:     m1: HKB_CONV_COPY_PACKS=1 (f32 units a thread per round, 2 by default).
+#   indexing: u2: HKB_IS_UNITS=2 words in flight per thread (4 by default).
 set -u
-mod=${1:?usage: run_variants.sh conv|indexing}
+mod=${1:?usage: run_variants.sh conv|indexing [build|time]}
+mode=${2:-all}
 cd "$(dirname "$0")"
 K=../../kernels
 NV=${NVCC:-nvcc}
 command -v "$NV" >/dev/null 2>&1 || NV=/usr/local/cuda/bin/nvcc
+common="base: q4:-DHKB_RESIDENT_QUARTERS=4"
 case "$mod" in
-  conv)
-    variants="m1:-DHKB_CONV_COPY_PACKS=1,-DHKB_CONV_GROUP_ROUNDS=1
-      m2:-DHKB_CONV_COPY_PACKS=2,-DHKB_CONV_GROUP_ROUNDS=1
-      m2r2:-DHKB_CONV_COPY_PACKS=2,-DHKB_CONV_GROUP_ROUNDS=2
-      m2r4:-DHKB_CONV_COPY_PACKS=2,-DHKB_CONV_GROUP_ROUNDS=4" ;;
-  indexing)
-    variants="u1f:-DHKB_IS_UNITS=1,-DHKB_IS_SPREAD=0 u2:-DHKB_IS_UNITS=2
-      u2f:-DHKB_IS_UNITS=2,-DHKB_IS_SPREAD=0 u4:-DHKB_IS_UNITS=4
-      u4b1:-DHKB_IS_UNITS=4,-DHKB_IS_BLOCKS=1 u8b1:-DHKB_IS_UNITS=8,-DHKB_IS_BLOCKS=1
-      u4t512:-DHKB_IS_BUSY=512 u4t1k:-DHKB_IS_BUSY=1024 u2t1k:-DHKB_IS_UNITS=2,-DHKB_IS_BUSY=1024" ;;
+  conv) variants="$common m1:-DHKB_CONV_COPY_PACKS=1" ;;
+  indexing) variants="$common u2:-DHKB_IS_UNITS=2" ;;
   *) echo "unknown module $mod" >&2; exit 2 ;;
 esac
 variants="$variants ${VARIANTS:-}"
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
-for v in $variants; do
-  name=${v%%:*} flags=${v#*:} flags=${flags//,/ }
-  mkdir -p "$out/$name"
-  cp "$K/$mod.hip" "$out/$name/${mod}_variant.hip"
-  # shellcheck disable=SC2086
-  $NV -O3 -std=c++17 --expt-relaxed-constexpr -arch=sm_90 $flags -I$K -I"$out/$name" -I. \
-    "probe_$mod.cu" -o "$out/$name/probe" 2> "$out/$name/build.err" &
-done
-wait
+if [ -n "${PROBE_OUT:-}" ]; then
+  out=$PROBE_OUT/$mod
+  mkdir -p "$out"
+else
+  out=$(mktemp -d)
+  trap 'rm -rf "$out"' EXIT
+fi
+if [ "$mode" != time ]; then
+  for v in $variants; do
+    name=${v%%:*} flags=${v#*:} flags=${flags//,/ }
+    mkdir -p "$out/$name"
+    cp "$K/$mod.hip" "$out/$name/${mod}_variant.hip"
+    # shellcheck disable=SC2086
+    $NV -O3 -std=c++17 --expt-relaxed-constexpr -arch=sm_90 -w $flags -I$K -I"$out/$name" -I. \
+      "probe_$mod.cu" -o "$out/$name/probe" 2> "$out/$name/build.err" &
+    [ "$(jobs -r | wc -l)" -ge "$(nproc)" ] && wait -n
+  done
+  wait
+fi
+[ "$mode" = build ] && exit 0
 for v in $variants; do
   name=${v%%:*}
   if [ -x "$out/$name/probe" ]; then

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <type_traits>
 #define HKB_PLATFORM_EMU 1
@@ -38,6 +39,14 @@ inline uint64_t global_thread_index() {
 }
 inline uint64_t grid_stride() {
   return (uint64_t)gridDim.x * blockDim.x;
+}
+// The multiprocessor count the resident split sees: $EMU_SMS, else 132 (an H100).
+inline uint32_t multiprocessors() {
+  static const uint32_t n = [] {
+    const char* e = getenv("EMU_SMS");
+    return e != nullptr ? static_cast<uint32_t>(strtoul(e, nullptr, 10)) : 132u;
+  }();
+  return n;
 }
 inline double mul_rn(double a, double b) {
   volatile double r = a * b;
