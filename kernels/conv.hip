@@ -95,8 +95,7 @@ struct Group {
 template <int V, int M, bool Resident>
 HKB_DEVICE bool group_of_block(Group* g) {
   if (Resident) {
-    uint32_t busy = hkb::multiprocessors() * HKB_RESIDENT_QUARTERS / 4;
-    if (busy == 0) busy = 1;
+    uint32_t busy = hkb::resident_cap();
     if (blockIdx.x >= busy) return false;
     const uint32_t span = blockDim.x * M;
     const uint32_t rounds = (gridDim.x + V * M - 1) / (V * M);

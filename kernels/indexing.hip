@@ -230,10 +230,6 @@ HKB_DEVICE bool ids_contiguous(uint64_t num_dims, const size_t* dims, const size
   return dense;
 }
 
-HKB_DEVICE bool aligned_to(const void* p, uint64_t bytes) {
-  return (reinterpret_cast<uintptr_t>(p) & (bytes - 1)) == 0;
-}
-
 // Words each busy thread moves per step (all in flight together), and the work split: the
 // resident split of kernels/common/elementwise.h (all threads of the first blocks loop, the others
 // leave before their first memory access). Measured on an H100 (bench/indexing-conv-probe,
@@ -287,8 +283,8 @@ __device__ void index_select(size_t numel, size_t num_dims, const size_t* info, 
   const uint64_t row_bytes = static_cast<uint64_t>(right) * sizeof(T);
   const uint64_t total_bytes = n * sizeof(T);
   auto fits = [&](uint64_t b) {
-    return b > sizeof(T) && row_bytes % b == 0 && total_bytes % b == 0 && aligned_to(inp, b) &&
-           aligned_to(out, b);
+    return b > sizeof(T) && row_bytes % b == 0 && total_bytes % b == 0 && hkb::is_aligned(inp, b) &&
+           hkb::is_aligned(out, b);
   };
   if (fits(16)) {
     select_as_words<16>(n, right, sizeof(T), num_dims, info, ids, inp, out, src_dim, ids_dim);

@@ -134,9 +134,14 @@ HKB_DEVICE UnitRange block_units(uint64_t units, uint32_t per_block) {
 // first and without a division: the idle blocks outnumber the busy ones a thousand to one under
 // candle's geometry, and every instruction they run before leaving lengthens the launch (two
 // 32-bit divisions there cost ucopy_f32 a fifth of its bandwidth on the H100).
+// The most blocks the resident split makes busy: HKB_RESIDENT_QUARTERS quarters of a block per
+// multiprocessor, at least one. No division, so idle blocks can test it first.
+HKB_DEVICE uint32_t resident_cap() {
+  const uint32_t cap = multiprocessors() * HKB_RESIDENT_QUARTERS / 4;
+  return cap == 0 ? 1 : cap;
+}
 HKB_DEVICE uint32_t resident_blocks(uint64_t units, uint32_t per_block) {
-  uint32_t blocks = multiprocessors() * HKB_RESIDENT_QUARTERS / 4;
-  if (blocks == 0) blocks = 1;
+  uint32_t blocks = resident_cap();
   if (blockIdx.x >= blocks) return 0;
   const uint32_t need = active_blocks(units, per_block);
   if (need < blocks) blocks = need;
