@@ -127,7 +127,7 @@ __global__ void __launch_bounds__(1024, 2)
 
 // hkb's resident split (kernels/common/elementwise.h) around a plain copy, one pack a step.
 __global__ void __launch_bounds__(1024, 2) k_units(uint64_t packs, const V16* in, V16* out) {
-  const hkb::UnitRange r = hkb::resident_units(packs);
+  const hkb::UnitRange r = hkb::resident_range();
   if (r.begin == hkb::kIdle) return;
   for (uint64_t p = r.begin; p < packs; p += r.step) out[p] = in[p];
 }
@@ -189,7 +189,7 @@ int main() {
           time_ms([&] { k_scalar<float><<<grid, 1024>>>(n, (const float*)in, (float*)out); }));
       row("every block, 256 threads x 16 B", moved,
           time_ms([&] { k_warps<float><<<grid, 1024>>>(n, (const float*)in, (float*)out); }));
-      row("hkb resident_units, plain copy", moved,
+      row("hkb resident_range, plain copy", moved,
           time_ms([&] { k_units<<<grid, 1024>>>(packs, pi, po); }));
       row("unary.hip ucopy_f32, null info", moved, time_ms([&] {
             ucopy_f32<<<grid, 1024>>>(n, 1, nullptr, (const float*)in, (float*)out);

@@ -164,7 +164,8 @@ struct BinaryBody {
   Op op;
 
   template <int W, typename I>
-  HKB_DEVICE void run(const I (&off)[2], const I (&stride)[2], TO (&res)[W]) const {
+  HKB_DEVICE void store(const I (&off)[2], const I (&stride)[2], TO* out) const {
+    TO res[W];
     if (W > 1 && hkb::is_vector_run<W>(lhs, off[0], stride[0]) &&
         hkb::is_vector_run<W>(rhs, off[1], stride[1])) {
       T a[W], b[W];
@@ -177,6 +178,7 @@ struct BinaryBody {
       for (int j = 0; j < W; ++j)
         res[j] = op(lhs[off[0] + j * stride[0]], rhs[off[1] + j * stride[1]]);
     }
+    hkb::store_results<W>(out, res);
   }
 };
 
@@ -184,14 +186,14 @@ template <typename T, typename TO, typename Op>
 __device__ void binary(size_t numel, size_t num_dims, const size_t* info, const T* lhs,
                        const T* rhs, TO* out) {
   constexpr int V = hkb::pack_width<T, TO>::value;
-  // Strided / broadcast layouts: two packs a thread for 4-byte operands (more registers spill for
-  // the others under the 32-register budget).
-  constexpr int VW = hkb::max_size<T, TO>::value == 4 ? 2 * V : V;
-  // Contiguous operands: two packs a unit for 2- and 4-byte operands, except in div, maximum and
-  // minimum, whose second pack spills registers.
+  // Two packs a unit where the 32-register budget holds them without spilling (nvcc 13, sm_90):
+  // for 4-byte operands always in strided / broadcast layouts, and for 2- and 4-byte operands in
+  // contiguous ones except in div, maximum and minimum; 2-byte layouts only in add, sub and mul.
   constexpr bool kHeavy = std::is_same<Op, Div>::value || std::is_same<Op, Extremum<true>>::value ||
                           std::is_same<Op, Extremum<false>>::value;
   constexpr int kSize = hkb::max_size<T, TO>::value;
+  constexpr bool kSameType = std::is_same<T, TO>::value;
+  constexpr int VW = kSize == 4 || (kSize == 2 && kSameType && !kHeavy) ? 2 * V : V;
   constexpr int VD = (kSize == 4 || kSize == 2) && !kHeavy ? 2 * V : V;
   const BinaryBody<T, TO, Op> body{lhs, rhs, Op{}};
   hkb::map_layout<2, V, VW, VD>(numel, num_dims, info, out, body);

@@ -141,6 +141,14 @@ float neg(float x) {
 float expf_ref(float x) {
   return std::exp(x);
 }
+float silu_ref(float x) {
+  return static_cast<float>(x / (1.0 + std::exp(-static_cast<double>(x))));
+}
+// The tanh form as x * sigmoid(2u): 1 + tanh(u) cancels for negative x.
+float gelu_ref(float x) {
+  const double u = 0.7978845608028654 * (x + 0.044715 * static_cast<double>(x) * x * x);
+  return static_cast<float>(x / (1.0 + std::exp(-2.0 * u)));
+}
 void run_all() {
 #if defined(PROBE_UNARY)
   map_case<float, float>("ucopy_f32 64M", ucopy_f32, same);
@@ -149,39 +157,52 @@ void run_all() {
   map_case<hkb::bf16, hkb::bf16>("uneg_bf16 64M", uneg_bf16, neg);
   map_case<float, float>("uexp_f32 64M", uexp_f32, expf_ref, 1e-6f);
   map_case<hkb::bf16, hkb::bf16>("uexp_bf16 64M", uexp_bf16, expf_ref, 1e-2f);
+  map_case<hkb::bf16, hkb::bf16>("usilu_bf16 64M", usilu_bf16, silu_ref, 1e-2f);
+  map_case<hkb::bf16, hkb::bf16>("ugelu_bf16 64M", ugelu_bf16, gelu_ref, 2e-2f);
 #else
   map_case<float, hkb::bf16>("cast_f32_bf16 64M", cast_f32_bf16, same);
   map_case<hkb::bf16, float>("cast_bf16_f32 64M", cast_bf16_f32, same);
 #endif
 }
 #elif defined(PROBE_TERNARY)
+// kN elements as [8192, kN / 8192]; `row_mask`: the condition is one row broadcast over the
+// rows (a [1, cols] mask, info given), else all three operands contiguous (null info).
 template <typename T>
 void where_case(const char* name,
-                void (*k)(size_t, size_t, const size_t*, const uint8_t*, const T*, const T*, T*)) {
-  const uint64_t n = kN;
-  std::vector<uint8_t> c(n);
+                void (*k)(size_t, size_t, const size_t*, const uint8_t*, const T*, const T*, T*),
+                bool row_mask = false) {
+  const uint64_t n = kN, rows = 8192, cols = kN / 8192;
+  std::vector<uint8_t> c(row_mask ? cols : n);
   std::vector<T> a(n), b(n);
+  for (uint64_t i = 0; i < c.size(); ++i) c[i] = static_cast<uint8_t>((i * 7) % 3 == 0);
   for (uint64_t i = 0; i < n; ++i) {
-    c[i] = static_cast<uint8_t>((i * 7) % 3 == 0);
     a[i] = from_int<T>(static_cast<int>(i % 13));
     b[i] = from_int<T>(-static_cast<int>(i % 11));
   }
   uint8_t* dc = upload(c);
   T *da = upload(a), *db = upload(b), *dout = nullptr;
   CK(cudaMalloc(&dout, n * sizeof(T)));
-  const double us = time_us([&] { k<<<cgrid(n), 1024>>>(n, 1, nullptr, dc, da, db, dout); });
+  size_t* dinfo = nullptr;
+  if (row_mask) dinfo = upload(std::vector<size_t>{rows, cols, 0, 1, cols, 1, cols, 1});
+  const double us = time_us([&] { k<<<cgrid(n), 1024>>>(n, 2, dinfo, dc, da, db, dout); });
   const std::vector<T> out = download(dout, n);
   bool ok = true;
-  for (uint64_t i = 0; i < n && ok; ++i) ok = as_float(out[i]) == as_float(c[i] ? a[i] : b[i]);
-  report(name, static_cast<double>(n) * (1 + 3 * sizeof(T)), us, ok);
+  for (uint64_t i = 0; i < n && ok; ++i) {
+    const uint8_t ci = c[row_mask ? i % cols : i];
+    ok = as_float(out[i]) == as_float(ci ? a[i] : b[i]);
+  }
+  report(name, static_cast<double>(c.size()) + 3.0 * n * sizeof(T), us, ok);
   cudaFree(dc);
   cudaFree(da);
   cudaFree(db);
   cudaFree(dout);
+  cudaFree(dinfo);
 }
 void run_all() {
   where_case<float>("where_u8_f32 64M", where_u8_f32);
   where_case<hkb::bf16>("where_u8_bf16 64M", where_u8_bf16);
+  where_case<float>("where_u8_f32 [8192,8192], [1,8192] mask", where_u8_f32, true);
+  where_case<hkb::bf16>("where_u8_bf16 [8192,8192], [1,8192] mask", where_u8_bf16, true);
 }
 #endif
 

@@ -4,7 +4,8 @@
 # Builds probe_<module>.cu against variants of kernels/<module>.hip in parallel (outside the work
 # tree) and times each under candle's launch geometry (% of a device-to-device copy), one line per
 # kernel and variant. build: only compile into $PROBE_OUT (on a machine without a GPU, then
-# carried); time: only run what $PROBE_OUT holds. Extra variants: VARIANTS="name:-Dflag,-Dflag ...".
+# carried); time: only run what $PROBE_OUT holds. Extra variants: VARIANTS="name:-Dflag,-Dflag ...";
+# PROBE_VARIANTS="base ..." builds or times only the variants named.
 #   Both: base = the defaults (resident split, kernels/common/elementwise.h, with half a busy block
 #         per multiprocessor); q4: HKB_RESIDENT_QUARTERS=4 (one per multiprocessor).
 #   conv:     m1: HKB_CONV_COPY_PACKS=1 (f32 units a thread per round, 2 by default).
@@ -23,6 +24,13 @@ case "$mod" in
   *) echo "unknown module $mod" >&2; exit 2 ;;
 esac
 variants="$variants ${VARIANTS:-}"
+if [ -n "${PROBE_VARIANTS:-}" ]; then  # only these names, e.g. PROBE_VARIANTS="base q4"
+  kept=""
+  for v in $variants; do
+    [[ " $PROBE_VARIANTS " == *" ${v%%:*} "* ]] && kept="$kept $v"
+  done
+  variants=$kept
+fi
 if [ -n "${PROBE_OUT:-}" ]; then
   out=$PROBE_OUT/$mod
   mkdir -p "$out"

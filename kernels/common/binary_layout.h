@@ -14,8 +14,9 @@
 // broadcasts therefore run as one division per pack.
 //
 // Work split: the resident split (elementwise.h): all threads of the first blocks loop over the
-// units, the other blocks leave before they read the layout. Any grid of at least one thread is
-// correct.
+// units, the other blocks leave as their first act (even before reading an argument). Every path
+// takes it, the element paths too (unaligned outputs and 64-bit views, rare and slower). Any grid
+// of at least one thread is correct.
 //
 // Registers: candle launches 1024-thread blocks, so a kernel above 32 registers per thread (NVIDIA)
 // fits one block per SM instead of two, and then the idle blocks stall the SM. Hence loops kept
@@ -146,6 +147,16 @@ HKB_DEVICE void load_vector_run(const T* p, I off, I stride, T (&v)[V]) {
   }
 }
 
+// Writes W computed outputs to out[0, W): one element, or a run aligned for W elements.
+template <int W, typename T>
+HKB_DEVICE void store_results(T* out, const T (&res)[W]) {
+  if constexpr (W == 1) {
+    out[0] = res[0];
+  } else {
+    store_run<W>(out, res);
+  }
+}
+
 // The drivers below take the units this thread handles from map_layout: packs of V outputs, or
 // single elements when V = 1.
 
@@ -163,17 +174,13 @@ HKB_DEVICE void map_dense(uint64_t n, UnitRange range, TO* out, const Body& body
     if (i0 + V <= n) {
 #pragma unroll
       for (int k = 0; k < K; ++k) off[k] = i0;
-      TO res[V];
-      body.template run<V>(off, ones, res);
-      store_run<V>(out + i0, res);
+      body.template store<V>(off, ones, out + i0);
     } else {
 #pragma unroll 1
       for (uint64_t i = i0; i < n; ++i) {
 #pragma unroll
         for (int k = 0; k < K; ++k) off[k] = i;
-        TO res[1];
-        body.template run<1>(off, ones, res);
-        out[i] = res[0];
+        body.template store<1>(off, ones, out + i);
       }
     }
   }
@@ -194,9 +201,7 @@ HKB_DEVICE void map_rows(uint32_t n, UnitRange range, const RowLayout<K>& l, TO*
     if (i0 + V <= n && col + V <= l.row_len) {
 #pragma unroll
       for (int k = 0; k < K; ++k) off[k] = base[k] + col * l.inner_stride[k];
-      TO res[V];
-      body.template run<V>(off, l.inner_stride, res);
-      store_run<V>(out + i0, res);
+      body.template store<V>(off, l.inner_stride, out + i0);
     } else {
       // The pack crosses a row boundary or is the partial last one: element by element, stepping
       // the column and recomputing the row offsets only when the row changes.
@@ -210,9 +215,7 @@ HKB_DEVICE void map_rows(uint32_t n, UnitRange range, const RowLayout<K>& l, TO*
         }
 #pragma unroll
         for (int k = 0; k < K; ++k) off[k] = base[k] + col * l.inner_stride[k];
-        TO res[1];
-        body.template run<1>(off, l.inner_stride, res);
-        out[i] = res[0];
+        body.template store<1>(off, l.inner_stride, out + i);
         ++col;
       }
     }
@@ -240,26 +243,22 @@ HKB_DEVICE void map_elements(uint64_t n, UnitRange range, uint64_t num_dims, con
 #pragma unroll
       for (int k = 0; k < K; ++k) off[k] += idx * info[(k + 1) * num_dims + d];
     }
-    TO res[1];
-    body.template run<1>(off, off, res);
-    out[i] = res[0];
+    body.template store<1>(off, off, out + i);
   }
 }
 
-// out[i] = body(element i of every input) for i < n, out contiguous. `Body::run<W>(off, stride,
-// res)` computes W consecutive outputs whose input k elements are at off[k] + j * stride[k]. V is
-// the unit width in outputs (a multiple of 16 bytes of the widest operand). The work is split
-// before the layout is read, so the idle blocks (most of them under candle's geometry) leave at
-// once: units of V with the resident split (elementwise.h), or the elements of an output not
-// aligned for packs over all threads.
+// out[i] = body(element i of every input) for i < n, out contiguous. `Body::store<W>(off, stride,
+// out)` computes W consecutive outputs whose input k elements are at off[k] + j * stride[k] and
+// writes them to out[0, W) (aligned for a W-element run when W > 1). V is the unit width in
+// outputs (a multiple of 16 bytes of the widest operand). The idle blocks of the resident split
+// (most of the grid under candle's geometry) leave before anything else; the busy ones take units
+// of V, or single elements when the output is not aligned for packs.
 template <int K, int V, typename TO, typename Body>
 HKB_DEVICE void map_layout_units(uint64_t n, uint64_t num_dims, const size_t* info, TO* out,
                                  const Body& body) {
-  if (n == 0) return;
+  const UnitRange range = resident_range();
+  if (range.begin == kIdle || n == 0) return;
   const bool packed = run_aligned<V>(out);
-  const uint64_t units = packed ? n / V + (n % V != 0 ? 1 : 0) : n;
-  const UnitRange range = packed ? resident_units(units) : block_units(units, blockDim.x);
-  if (range.begin == kIdle) return;
   RowLayout<K> l;
   const LayoutKind kind = analyze_layout<K>(n, num_dims, info, &l);
   if (kind == LayoutKind::kDense) {

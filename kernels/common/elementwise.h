@@ -6,13 +6,16 @@
 // so with 16-byte packs most threads and blocks have nothing to do). Launching and retiring the
 // 65536 blocks of a 64M-element grid alone takes 49 us on an H100 (an empty kernel), half the
 // time a 2-byte copy needs at full bandwidth; when every block also does a little work the two
-// add up. The resident split (resident_units, below) overlaps them: only the first blocks work,
+// add up. The resident split (resident_range, below) overlaps them: only the first blocks work,
 // looping over all units with all their threads, while the idle blocks stream through the other
 // block slots and leave after a handful of instructions. bench/geometry_probe.cu (a standalone
 // copy, % of a device-to-device copy): 4-byte elements 92% (one element per thread: 70%; 256
 // threads of every block moving one pack each: 92%), 2-byte 90% (64%), 1-byte 64% (40%).
-// Measured through the kernels (bench/elementwise_probe): ucopy/uexp f32 91-92%, cast f32<->bf16
-// 81-85%, badd_f32 93%, where_u8_f32 97%; the split before this one gave 69%, 60%, 88%, 75%.
+// The idle blocks' path must be as short as possible: the grid drains no faster than they retire,
+// so callers test resident_cap() before anything else where every path of theirs is resident.
+// Measured through the kernels (bench/elementwise_probe, H100, 64M elements): ucopy f32 / bf16
+// 92% / 89%, uexp 91% / 84%, cast f32 -> bf16 88%, badd f32 / bf16 92%, where_u8 f32 / bf16 93% /
+// 92%; before the short idle path bf16 gave 74% (ucopy), 66% (uexp) and 89% (where).
 #pragma once
 
 #include "dtypes.h"
@@ -103,20 +106,6 @@ HKB_DEVICE uint32_t active_blocks(uint64_t units, uint32_t busy) {
   const uint32_t q_lo = (((hi - q_hi * busy) << 20) | lo) / busy;
   return (q_hi << 20) + q_lo;
 }
-HKB_DEVICE uint32_t busy_threads(uint32_t per_block) {
-  return blockDim.x < per_block ? blockDim.x : per_block;
-}
-// Threads [0, per_block) of the first ceil(units / per_block) blocks (at most the whole grid) each
-// take a unit per step; the others are idle and should return before reading anything else (with
-// per_block = blockDim.x: the element paths, where every thread has work under candle's grid).
-HKB_DEVICE UnitRange block_units(uint64_t units, uint32_t per_block) {
-  const uint32_t busy = busy_threads(per_block);
-  if (threadIdx.x >= busy) return {kIdle, 1};
-  const uint32_t active = active_blocks(units, busy);
-  if (blockIdx.x >= active) return {kIdle, 1};
-  return {static_cast<uint64_t>(blockIdx.x) * busy + threadIdx.x,
-          static_cast<uint64_t>(active) * busy};
-}
 // Resident split: under candle's geometry most of the grid's 1024-thread blocks have nothing to
 // do, and launching and retiring them costs 49 us for 64M elements on the H100 whatever they do.
 // So only the first blocks work, all their threads looping over the units, while the rest of the
@@ -148,10 +137,12 @@ HKB_DEVICE uint32_t resident_blocks(uint64_t units, uint32_t per_block) {
   if (blocks == 0) blocks = 1;
   return blockIdx.x < blocks ? blocks : 0;
 }
-// All threads of the busy blocks, one unit each a step.
-HKB_DEVICE UnitRange resident_units(uint64_t units) {
-  const uint32_t blocks = resident_blocks(units, blockDim.x);
-  if (blocks == 0) return {kIdle, 1};
+// All threads of the busy blocks (the first min(resident_cap(), gridDim.x)), one unit each a step;
+// threads whose begin is past the last unit have none. No division: busy blocks start at once.
+HKB_DEVICE UnitRange resident_range() {
+  const uint32_t cap = resident_cap();
+  const uint32_t blocks = gridDim.x < cap ? gridDim.x : cap;
+  if (blockIdx.x >= blocks) return {kIdle, 1};
   return {static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x,
           static_cast<uint64_t>(blocks) * blockDim.x};
 }
@@ -169,16 +160,17 @@ struct packs_in_flight {
   static constexpr int value = size == 2 || size == 4 ? HKB_CONTIGUOUS_INFLIGHT : 1;
 };
 
-// out[i] = f(in[i]) for i in [0, n), both contiguous. `in` may equal `out`. Aligned operands move
-// as packs with the resident split, packs_in_flight packs of a thread loaded before the first is
-// stored; unaligned ones element by element over the whole grid.
+// out[i] = f(in[i]) for i in [0, n), both contiguous. `in` may equal `out`. Resident split: only
+// blocks below resident_cap() work, so callers may let the others leave before calling. Aligned
+// operands move as packs, packs_in_flight packs of a thread loaded before the first is stored;
+// unaligned ones element by element.
 template <typename TI, typename TO, typename F>
 HKB_DEVICE void map_contiguous(uint64_t n, const TI* in, TO* out, F f) {
   constexpr int V = pack_width<TI, TO>::value;
   constexpr bool kTwo = packs_in_flight<TI, TO>::value > 1;
   if (V > 1 && is_aligned(in, sizeof(TI) * V) && is_aligned(out, sizeof(TO) * V)) {
     const uint64_t packs = n / V;
-    const UnitRange r = resident_units(packs);
+    const UnitRange r = resident_range();
     if (r.begin == kIdle) return;
     const Pack<TI, V>* in_p = reinterpret_cast<const Pack<TI, V>*>(in);
     Pack<TO, V>* out_p = reinterpret_cast<Pack<TO, V>*>(out);
@@ -201,7 +193,9 @@ HKB_DEVICE void map_contiguous(uint64_t n, const TI* in, TO* out, F f) {
     for (uint64_t i = packs * V + r.begin; i < n; i += r.step) out[i] = f(in[i]);
     return;
   }
-  for (uint64_t i = global_thread_index(); i < n; i += grid_stride()) out[i] = f(in[i]);
+  const UnitRange r = resident_range();
+  if (r.begin == kIdle) return;
+  for (uint64_t i = r.begin; i < n; i += r.step) out[i] = f(in[i]);
 }
 
 // out[i] = f(in[strided(i)]) with the input described by info = [dims, strides]; out contiguous.
@@ -217,9 +211,13 @@ HKB_DEVICE void map_strided_in(uint64_t n, uint64_t num_dims, const size_t* info
 
 // The unary-shaped entry contract of candle (affine, unary, cast): null info, or an info that
 // describes a contiguous layout, takes the vectorised path.
+// Blocks above the resident split's cap leave first when info is null, before any other
+// instruction: under candle's grid they are nearly all of the grid, and the length of their path
+// decides how fast the grid drains (bench/elementwise_probe: ucopy_bf16 74% -> 89% of copy).
 template <typename TI, typename TO, typename F>
 HKB_DEVICE void map_unary_layout(uint64_t n, uint64_t num_dims, const size_t* info, const TI* in,
                                  TO* out, F f) {
+  if (info == nullptr && blockIdx.x >= resident_cap()) return;
   if (info == nullptr || is_contiguous(num_dims, info, info + num_dims)) {
     map_contiguous(n, in, out, f);
   } else {

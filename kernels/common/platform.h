@@ -57,7 +57,7 @@ HKB_DEVICE uint64_t grid_stride() {
 // Multiprocessors of the device as the kernel can tell them: NVIDIA's %nsmid (SM identifiers,
 // at least the SM count); AMD code cannot read its compute-unit count, so each target takes the
 // count of its largest common part (a guess: no AMD GPU measured it). Only work splits use it
-// (elementwise.h: resident_units), never correctness. HKB_MULTIPROCESSORS=N overrides it.
+// (elementwise.h: resident_range), never correctness. HKB_MULTIPROCESSORS=N overrides it.
 #if defined(HKB_MULTIPROCESSORS)
 #define HKB_AMD_CUS HKB_MULTIPROCESSORS
 #elif defined(__gfx908__)
