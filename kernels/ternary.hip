@@ -105,14 +105,15 @@ struct WhereBody {
         }
       }
     } else {
+      C c[W];
+      hkb::load_vector_run<W>(cond, off[0], stride[0], c);
       constexpr uint32_t kLaneMask = kBytes == 1 ? 0xFFu : 0xFFFFu;
 #pragma unroll
       for (int w = 0; w < kWords; ++w) {
         uint32_t m = 0;
 #pragma unroll
         for (int j = 0; j < kPerWord; ++j) {
-          if (cond[off[0] + (w * kPerWord + j) * stride[0]] != 0)
-            m |= kLaneMask << (8 * kBytes * j);
+          if (c[w * kPerWord + j] != 0) m |= kLaneMask << (8 * kBytes * j);
         }
         mask[w] = m;
       }

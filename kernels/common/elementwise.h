@@ -111,24 +111,25 @@ HKB_DEVICE uint32_t active_blocks(uint64_t units, uint32_t busy) {
 // So only the first blocks work, all their threads looping over the units, while the rest of the
 // grid streams through the other block slots and leaves at once: the data moves while the idle
 // blocks retire instead of after them. Busy blocks: a quarter of a block per multiprocessor times
-// HKB_RESIDENT_QUARTERS (2: half of the multiprocessors; at most the grid, and no more than one
-// unit per thread needs; at least one). bench/geometry_probe.cu on the H100 (132 SMs), 64M
+// HKB_RESIDENT_QUARTERS (2: half of the multiprocessors; at least one, at most the grid).
+// bench/geometry_probe.cu on the H100 (132 SMs), 64M
 // elements, % of a device-to-device copy: 4-byte copy 92% with 66 busy blocks and two packs a
 // thread in flight (95% with 132 and one pack), 2-byte 90% (86% with 132), 1-byte 64%.
 #ifndef HKB_RESIDENT_QUARTERS
 #define HKB_RESIDENT_QUARTERS 2
 #endif
-// Busy blocks of the resident split over `units` when a block takes per_block (<= 4096) of them a
-// step (at least 1, at most the grid), or 0 when this block is not one of them. The cap is tested
-// first and without a division: the idle blocks outnumber the busy ones a thousand to one under
-// candle's geometry, and every instruction they run before leaving lengthens the launch (two
-// 32-bit divisions there cost ucopy_f32 a fifth of its bandwidth on the H100).
 // The most blocks the resident split makes busy: HKB_RESIDENT_QUARTERS quarters of a block per
-// multiprocessor, at least one. No division, so idle blocks can test it first.
+// multiprocessor, at least one. No division, so idle blocks can test it first: they outnumber the
+// busy ones a thousand to one under candle's geometry, and every instruction they run before
+// leaving lengthens the launch (two 32-bit divisions there cost ucopy_f32 a fifth of its bandwidth
+// on the H100).
 HKB_DEVICE uint32_t resident_cap() {
   const uint32_t cap = multiprocessors() * HKB_RESIDENT_QUARTERS / 4;
   return cap == 0 ? 1 : cap;
 }
+// Busy blocks of the resident split over `units` when a block takes per_block (<= 4096) of them a
+// step (at least 1, at most the grid and no more than the units need), or 0 when this block is not
+// one of them; the cap is tested first.
 HKB_DEVICE uint32_t resident_blocks(uint64_t units, uint32_t per_block) {
   uint32_t blocks = resident_cap();
   if (blockIdx.x >= blocks) return 0;
@@ -168,10 +169,10 @@ template <typename TI, typename TO, typename F>
 HKB_DEVICE void map_contiguous(uint64_t n, const TI* in, TO* out, F f) {
   constexpr int V = pack_width<TI, TO>::value;
   constexpr bool kTwo = packs_in_flight<TI, TO>::value > 1;
+  const UnitRange r = resident_range();
+  if (r.begin == kIdle) return;
   if (V > 1 && is_aligned(in, sizeof(TI) * V) && is_aligned(out, sizeof(TO) * V)) {
     const uint64_t packs = n / V;
-    const UnitRange r = resident_range();
-    if (r.begin == kIdle) return;
     const Pack<TI, V>* in_p = reinterpret_cast<const Pack<TI, V>*>(in);
     Pack<TO, V>* out_p = reinterpret_cast<Pack<TO, V>*>(out);
     for (uint64_t p = r.begin; p < packs; p += (kTwo ? 2 : 1) * r.step) {
@@ -193,8 +194,6 @@ HKB_DEVICE void map_contiguous(uint64_t n, const TI* in, TO* out, F f) {
     for (uint64_t i = packs * V + r.begin; i < n; i += r.step) out[i] = f(in[i]);
     return;
   }
-  const UnitRange r = resident_range();
-  if (r.begin == kIdle) return;
   for (uint64_t i = r.begin; i < n; i += r.step) out[i] = f(in[i]);
 }
 
