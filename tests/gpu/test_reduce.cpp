@@ -508,10 +508,11 @@ class NormTest : public GpuTest {
           const double av = ap ? ref::to_double(ap[j]) : 1.0;
           const double bv = with_beta ? ref::to_double(beta[j]) : 0.0;
           want[j] = (ref::to_double(xr[j]) - st.mean) * st.inv * av + bv;
-          // x - mean cancels: the error scales with |x| + |mean|, not with the result.
-          mag[j] =
-              (std::fabs(ref::to_double(xr[j])) + std::fabs(st.mean)) * st.inv * std::fabs(av) +
-              std::fabs(bv);
+          // x - mean cancels: the error scales with |x| + |mean| and with the error of the
+          // kernel's mean, a sum of the row's |x| (mean_abs), not with the result.
+          mag[j] = (std::fabs(ref::to_double(xr[j])) + std::fabs(st.mean) + st.mean_abs) * st.inv *
+                       std::fabs(av) +
+                   std::fabs(bv);
         }
       } else {
         want = ref::rmsnorm_row(xr, ap, cols, eps);

@@ -159,17 +159,23 @@ std::vector<double> rmsnorm_row(const T* x, const T* alpha, size_t n, double eps
   for (size_t j = 0; j < n; ++j) y[j] = to_double(x[j]) * inv * (alpha ? to_double(alpha[j]) : 1.0);
   return y;
 }
+// mean, 1 / sqrt(var + eps) and the mean of |x|, summed in long double so that the reference's
+// own rounding stays far below an f64 kernel's.
 struct LayerNormStats {
-  double mean, inv;
+  double mean, inv, mean_abs;
 };
 template <typename T>
 LayerNormStats layernorm_stats(const T* x, size_t n, double eps) {
-  double s = 0;
-  for (size_t j = 0; j < n; ++j) s += to_double(x[j]);
-  const double mean = s / n;
-  double d = 0;
+  long double s = 0, a = 0;
+  for (size_t j = 0; j < n; ++j) {
+    s += to_double(x[j]);
+    a += std::fabs(to_double(x[j]));
+  }
+  const long double mean = s / n;
+  long double d = 0;
   for (size_t j = 0; j < n; ++j) d += (to_double(x[j]) - mean) * (to_double(x[j]) - mean);
-  return {mean, 1.0 / std::sqrt(d / n + eps)};
+  return {static_cast<double>(mean), static_cast<double>(1.0L / std::sqrt(d / n + eps)),
+          static_cast<double>(a / n)};
 }
 
 // Rotary embeddings: output index -> (value, magnitude of the two products) for every element.
