@@ -59,8 +59,9 @@ HKB_DEVICE DivMod divmod(uint64_t a, uint64_t b) {
   return {q, a - q * b};
 }
 
-// How the copying kernels (im2col, upsample_nearest2d) split units of work (a unit: V consecutive
-// outputs written with one store) among a launch's threads. Under candle's geometry
+// How the copying kernels (upsample_nearest2d, and im2col in blocks that are not whole teams of
+// 32 threads: see im2col_taps) split units of work (a unit: V consecutive outputs written with one
+// store) among a launch's threads. Under candle's geometry
 // (for_num_elems: one thread per output, 1024-thread blocks, at most two resident per NVIDIA
 // multiprocessor) a block's own range is blockDim.x / V units, and with so few blocks resident a
 // block's throughput is its bytes over its lifetime: the dependent chain of the info loads, the
@@ -447,6 +448,216 @@ HKB_DEVICE void im2col_body(const Group& g, const Im2colShape<I>& a, const T* sr
   });
 }
 
+// Whether every index and offset of an im2col of n > 0 outputs fits the 32-bit bodies (a row or
+// column left of the padding wraps around to a value above h_in / w_in, which one unsigned
+// comparison rejects). info = [src dims(4), src strides(4)].
+HKB_DEVICE bool im2col_fits32(uint64_t n, uint64_t h_out, uint64_t w_out, uint64_t h_k,
+                              uint64_t w_k, uint64_t stride, uint64_t padding, uint64_t dilation,
+                              const size_t* info) {
+  const uint64_t b = info[0], c_in = info[1], h_in = info[2], w_in = info[3];
+  const uint64_t total = b * h_out * w_out * c_in * h_k * w_k;
+  const uint64_t lim = 0xFFFFFFFFull - 64;  // the largest value any index expression reaches
+  const uint64_t max_y = (h_out - 1) * stride + (h_k - 1) * dilation;
+  const uint64_t max_x = (w_out - 1) * stride + (w_k - 1) * dilation;
+  const uint64_t max_off =
+      (b - 1) * info[4] + (c_in - 1) * info[5] + (h_in - 1) * info[6] + (w_in - 1) * info[7];
+  return n <= total && total <= lim && max_y <= lim && max_x <= lim && max_off <= lim &&
+         h_in + padding <= lim && w_in + padding <= lim && stride <= lim && dilation <= lim &&
+         padding <= lim;
+}
+
+// im2col by taps (the main path: every launch whose blocks are whole teams of 32 threads, as
+// candle's are). Why: im2col moves one scattered element per output, and the pack path below
+// (im2col_body) spent 58 instructions per output (ncu, H100), its divisions each recomputing a
+// reciprocal; five other layouts of the work all landed at 40-47% of copy bandwidth for f32
+// (bench/indexing-conv-probe/im2col_layouts.cu). Here the outputs are split into one contiguous
+// chunk per team (teams of the busy blocks), lane l taking outputs l, l + 32, ... of its team's
+// chunk, so each store instruction of a team writes 32 consecutive outputs and each load touches
+// the rows of a few taps. The coordinates are divided out once per thread and then stepped: 32
+// outputs on are dc channels and dt taps on (32 = dc * kk + dt), carrying into the next output
+// position when the channel passes c_in. The per-tap part of the source offset, row and column
+// comes from a table of the h_k * w_k taps in shared memory, and `base` keeps b * s0 + c * s1 +
+// y0 * s2 + x0 * s3 (mod 2^32) for the current position and channel: about 30 instructions per
+// output. H100, 8x64x64x64 k3 (% of copy bandwidth, bench/indexing-conv-probe): f32 42 -> 48,
+// bf16 19 -> 25; 2x3x224x224 k7 s2 f32 16 -> 37. Busy blocks: HKB_IM2COL_QUARTERS quarters of a
+// block per multiprocessor (8: two, every thread slot; one per multiprocessor gave 38% for f32),
+// HKB_IM2COL_ROUNDS outputs a thread in flight (2: 46%). 32-bit: the caller checks every offset
+// fits (Im2colShape<uint32_t>).
+constexpr uint32_t kIm2colTaps = 1024;  // h_k * w_k limit of the table: 8 KB of shared memory
+constexpr int kIm2colTeam = 32;
+#ifndef HKB_IM2COL_ROUNDS
+#define HKB_IM2COL_ROUNDS 4
+#endif
+constexpr int kIm2colRounds = HKB_IM2COL_ROUNDS;  // outputs a thread loads before storing them
+
+// The busy blocks of im2col_taps (at least one, at most the grid).
+#ifndef HKB_IM2COL_QUARTERS
+#define HKB_IM2COL_QUARTERS 8
+#endif
+HKB_DEVICE uint32_t im2col_busy_blocks() {
+  uint32_t cap = hkb::multiprocessors() * HKB_IM2COL_QUARTERS / 4;
+  if (cap == 0) cap = 1;
+  return gridDim.x < cap ? gridDim.x : cap;
+}
+
+// Whether im2col_taps takes a launch: blocks of whole teams and a table that holds the taps, with
+// the tap's row and column offsets in 16 bits each.
+HKB_DEVICE bool im2col_taps_fit(uint64_t h_k, uint64_t w_k, uint64_t dilation) {
+  return blockDim.x % kIm2colTeam == 0 && h_k * w_k <= kIm2colTaps &&
+         (h_k - 1) * dilation < 0x10000 && (w_k - 1) * dilation < 0x10000;
+}
+
+// The position and channel state of one thread of im2col_taps (see there).
+struct TapCursor {
+  uint32_t t, c, ox, oy;  // tap, channel, output column and row
+  uint32_t y0, x0;        // top-left source row and column of the window (wrapping below 0)
+  uint32_t base;          // b * s0 + c * s1 + y0 * s2 + x0 * s3, mod 2^32
+};
+
+// The cursor's channel passed c_in: on to the next output positions (rare: once every c_in / dc
+// steps, or several times a step when c_in * h_k * w_k < 32).
+HKB_DEVICE void next_positions(TapCursor& u, const Im2colShape<uint32_t>& a) {
+#pragma unroll 1
+  while (u.c >= a.c_in) {
+    u.c -= a.c_in;
+    u.base += a.stride * a.s[3] - a.c_in * a.s[1];
+    u.x0 += a.stride;
+    if (++u.ox == a.w_out) {
+      u.ox = 0;
+      u.x0 -= a.w_out * a.stride;
+      u.base += a.stride * a.s[2] - a.w_out * a.stride * a.s[3];
+      u.y0 += a.stride;
+      if (++u.oy == a.h_out) {
+        u.oy = 0;
+        u.y0 -= a.h_out * a.stride;
+        u.base += a.s[0] - a.h_out * a.stride * a.s[2];
+      }
+    }
+  }
+}
+
+// One output at the cursor (tap table entry: source offset, row offset << 16 | column offset),
+// then the cursor 32 outputs on: dt taps and dc channels (dcs1 = dc * s1), carrying without a
+// branch, and into the next positions when the channel passes c_in.
+template <typename T>
+HKB_DEVICE T take_tap(TapCursor& u, const uint2* taps, uint32_t dt, uint32_t dc, uint32_t dcs1,
+                      uint32_t kk, const Im2colShape<uint32_t>& a, const T* src) {
+  const uint2 tap = taps[u.t];
+  const uint32_t y = u.y0 + (tap.y >> 16), x = u.x0 + (tap.y & 0xFFFFu);
+  const T v = y < a.h_in && x < a.w_in ? src[u.base + tap.x] : zero<T>();
+  const uint32_t t = u.t + dt;
+  const bool carry = t >= kk;
+  u.t = carry ? t - kk : t;
+  u.c += dc + (carry ? 1u : 0u);
+  u.base += carry ? dcs1 + a.s[1] : dcs1;
+  if (u.c >= a.c_in) next_positions(u, a);
+  return v;
+}
+
+// R outputs a thread per round, their loads all issued before the stores.
+template <typename T, int R>
+HKB_DEVICE void im2col_taps(const Im2colShape<uint32_t>& a, uint32_t busy, const T* src, T* dst) {
+  __shared__ uint2 taps[kIm2colTaps];  // source offset, row offset << 16 | column offset
+  const uint32_t kk = a.h_k * a.w_k;
+  for (uint32_t t = threadIdx.x; t < kk; t += blockDim.x) {
+    const uint32_t kh = t / a.w_k, kw = t - kh * a.w_k;
+    const uint32_t dy = kh * a.dilation, dx = kw * a.dilation;
+    taps[t] = make_uint2(dy * a.s[2] + dx * a.s[3], dy << 16 | dx);
+  }
+  __syncthreads();
+  const uint32_t per_block = blockDim.x / kIm2colTeam;
+  const uint64_t teams = static_cast<uint64_t>(busy) * per_block;
+  const uint64_t team = static_cast<uint64_t>(blockIdx.x) * per_block + threadIdx.x / kIm2colTeam;
+  // Chunks of a multiple of 32 outputs, so every lane of a team starts in it.
+  const uint64_t chunk = ((a.n + teams - 1) / teams + kIm2colTeam - 1) / kIm2colTeam * kIm2colTeam;
+  const uint64_t first = team * chunk + threadIdx.x % kIm2colTeam;
+  const uint64_t end = team * chunk + chunk < a.n ? team * chunk + chunk : a.n;
+  if (first >= end) return;
+  uint32_t left = static_cast<uint32_t>((end - first + kIm2colTeam - 1) / kIm2colTeam);
+  T* out = dst + first;
+  const uint32_t e = static_cast<uint32_t>(first);
+  const uint32_t k_all = a.c_in * kk;
+  const uint32_t p = e / k_all, k = e - p * k_all;
+  const uint32_t q = p / a.w_out, b = q / a.h_out;
+  TapCursor u;
+  u.c = k / kk;
+  u.t = k - u.c * kk;
+  u.ox = p - q * a.w_out;
+  u.oy = q - b * a.h_out;
+  u.y0 = u.oy * a.stride - a.padding;
+  u.x0 = u.ox * a.stride - a.padding;
+  u.base = b * a.s[0] + u.c * a.s[1] + u.y0 * a.s[2] + u.x0 * a.s[3];
+  const uint32_t dc = kIm2colTeam / kk, dt = kIm2colTeam - dc * kk, dcs1 = dc * a.s[1];
+#pragma unroll 1
+  for (; left >= static_cast<uint32_t>(R); left -= R) {
+    T v[R];
+#pragma unroll
+    for (int i = 0; i < R; ++i) v[i] = take_tap(u, taps, dt, dc, dcs1, kk, a, src);
+#pragma unroll
+    for (int i = 0; i < R; ++i) out[i * kIm2colTeam] = v[i];
+    out += R * kIm2colTeam;
+  }
+#pragma unroll 1
+  for (; left > 0; --left) {
+    *out = take_tap(u, taps, dt, dc, dcs1, kk, a, src);
+    out += kIm2colTeam;
+  }
+}
+
+// Output by output over the threads of the busy blocks: the launches im2col_taps does not take
+// (more than kIm2colTaps taps, or row / column offsets of 2^16 and more), in I = uint32_t, and
+// views too large for 32-bit offsets.
+template <typename T, typename I>
+HKB_DEVICE void im2col_elements(const Im2colShape<I>& a, uint32_t busy, const T* src, T* dst) {
+  const uint64_t step = static_cast<uint64_t>(busy) * blockDim.x;
+  for (uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < a.n;
+       i += step) {
+    const I e = static_cast<I>(i);
+    dst[e] = im2col_at(e, a.h_out, a.w_out, a.h_k, a.w_k, a.stride, a.padding, a.dilation, a.c_in,
+                       a.h_in, a.w_in, a.s, src);
+  }
+}
+
+// The launch of im2col_taps (every launch whose blocks are whole teams): idle blocks leave first;
+// the rest goes element by element (im2col_elements).
+template <typename T>
+HKB_DEVICE void im2col_by_taps(uint64_t n, uint64_t h_out, uint64_t w_out, uint64_t h_k,
+                               uint64_t w_k, uint64_t stride, uint64_t padding, uint64_t dilation,
+                               const size_t* info, const T* src, T* dst) {
+  const uint32_t busy = im2col_busy_blocks();
+  if (blockIdx.x >= busy) return;
+  const uint64_t b = info[0], c_in = info[1], h_in = info[2], w_in = info[3];
+  const uint64_t total = b * h_out * w_out * c_in * h_k * w_k;
+  if (n > total) n = total;
+  if (n == 0) return;
+  if (im2col_fits32(n, h_out, w_out, h_k, w_k, stride, padding, dilation, info)) {
+    using I = uint32_t;
+    const Im2colShape<I> a = {static_cast<I>(n),
+                              static_cast<I>(h_out),
+                              static_cast<I>(w_out),
+                              static_cast<I>(h_k),
+                              static_cast<I>(w_k),
+                              static_cast<I>(stride),
+                              static_cast<I>(padding),
+                              static_cast<I>(dilation),
+                              static_cast<I>(c_in),
+                              static_cast<I>(h_in),
+                              static_cast<I>(w_in),
+                              {static_cast<I>(info[4]), static_cast<I>(info[5]),
+                               static_cast<I>(info[6]), static_cast<I>(info[7])}};
+    if (im2col_taps_fit(h_k, w_k, dilation)) {
+      im2col_taps<T, kIm2colRounds>(a, busy, src, dst);
+    } else {
+      im2col_elements(a, busy, src, dst);
+    }
+    return;
+  }
+  const Im2colShape<uint64_t> a = {n,    h_out,  w_out,   h_k,
+                                   w_k,  stride, padding, dilation,
+                                   c_in, h_in,   w_in,    {info[4], info[5], info[6], info[7]}};
+  im2col_elements(a, busy, src, dst);
+}
+
 // info = [src dims(4), src strides(4)].
 template <typename T>
 __device__ void im2col(uint64_t n, uint64_t h_out, uint64_t w_out, uint64_t h_k, uint64_t w_k,
@@ -454,6 +665,10 @@ __device__ void im2col(uint64_t n, uint64_t h_out, uint64_t w_out, uint64_t h_k,
                        const T* src, T* dst) {
   constexpr int V = pack_width<T>::value;
   constexpr int M = copy_packs<T>::value;
+  if (blockDim.x % kIm2colTeam == 0) {
+    im2col_by_taps(n, h_out, w_out, h_k, w_k, stride, padding, dilation, info, src, dst);
+    return;
+  }
   Group g;
   if (!group_of_block<V, M, false>(&g)) return;
   if (g.base + threadIdx.x >= n / V + (n % V != 0)) return;  // past the end: no info loads
@@ -461,16 +676,7 @@ __device__ void im2col(uint64_t n, uint64_t h_out, uint64_t w_out, uint64_t h_k,
   const uint64_t total = b * h_out * w_out * c_in * h_k * w_k;
   if (n > total) n = total;
   if (n == 0) return;
-  // Largest value any index expression of the body reaches.
-  const uint64_t lim = 0xFFFFFFFFull - 64;
-  const uint64_t max_y = (h_out - 1) * stride + (h_k - 1) * dilation;
-  const uint64_t max_x = (w_out - 1) * stride + (w_k - 1) * dilation;
-  const uint64_t max_off =
-      (b - 1) * info[4] + (c_in - 1) * info[5] + (h_in - 1) * info[6] + (w_in - 1) * info[7];
-  const bool fits32 = total <= lim && max_y <= lim && max_x <= lim && max_off <= lim &&
-                      h_in + padding <= lim && w_in + padding <= lim && stride <= lim &&
-                      dilation <= lim && padding <= lim;
-  if (fits32) {
+  if (im2col_fits32(n, h_out, w_out, h_k, w_k, stride, padding, dilation, info)) {
     using I = uint32_t;
     const Im2colShape<I> a = {static_cast<I>(n),
                               static_cast<I>(h_out),

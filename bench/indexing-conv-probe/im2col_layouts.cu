@@ -2,7 +2,8 @@
 // layout is checked against a host im2col, then timed as % of a device-to-device copy:
 //   nvcc -O3 -std=c++17 --expt-relaxed-constexpr -arch=sm_90 -I../../kernels im2col_layouts.cu
 // Layouts (32-bit index math, a resident split: the first busy blocks loop over the tiles):
-//   kernel: hkb's im2col_f32 / im2col_bf16 (kernels/conv.hip) as it is.
+//   kernel: hkb's im2col_f32 / im2col_bf16 (kernels/conv.hip) as it is (since 2026-11-23 the
+//            tap-table path, im2col_taps, which came out of these measurements).
 //   lanes-k: a warp's lanes take 32 consecutive outputs, R rounds (scalar stores, coalesced;
 //            loads of one instruction touch the rows of a few taps); coordinates step as a mixed
 //            radix number (b, oy, ox, c, kh, kw) instead of dividing per output.
@@ -20,7 +21,9 @@
 // so none is bound by memory access patterns. ncu (H100): lanes-k issues an instruction in 72% of
 // cycles (IPC 3.1 of 4) at about 77 instructions per output element, the kernel 58 (its
 // divisions recompute a reciprocal each time): im2col is bound by instruction issue, and the way
-// to the 60% target is fewer instructions per output, not another access pattern.
+// to the 60% target is fewer instructions per output, not another access pattern. The kernel's
+// tap-table path (im2col_taps: lanes-k with a table of the taps and stepped coordinates, about 30
+// instructions per output) gives f32 48, bf16 25, 4x32x56x56 s2 22, 2x3x224x224 k7 37, d2 16.
 #define HKB_CONV_PROBE
 #include <cstring>
 

@@ -407,6 +407,13 @@ TYPED_TEST(ConvTest, Im2colLarge) {
   check_im2col<TypeParam>(*this, {2, 32, 40, 40, 3, 3, 1, 1, 1}, Kind::ChannelsLast);
 }
 
+// Past the tap table of the main path (kernels/conv.hip, im2col_taps), output by output instead:
+// 33 x 33 = 1089 taps, and a tap row offset of 70000 (at least 2^16).
+TYPED_TEST(ConvTest, Im2colPastTheTapTable) {
+  check_im2col<TypeParam>(*this, {1, 2, 40, 40, 33, 33, 1, 2, 1}, Kind::Contiguous);
+  check_im2col<TypeParam>(*this, {1, 1, 1, 3, 2, 1, 1, 35000, 70000}, Kind::Contiguous);
+}
+
 struct Im2col1dCase {
   size_t b, c, l, k, stride, padding, dilation;
 };
