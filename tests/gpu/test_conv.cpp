@@ -567,15 +567,18 @@ struct NearestCase {
   size_t b, c, d2, d3, out2, out3;
 };
 const std::vector<NearestCase> kNearestCases = {
-    {2, 3, 4, 5, 8, 12},   // x2 along dims[2], x2.4 along dims[3]
-    {1, 2, 5, 7, 7, 9},    // non-integer ratios, odd row length (scalar stores)
-    {2, 2, 6, 8, 4, 3},    // downsampling
-    {1, 1, 3, 3, 3, 3},    // identity
-    {1, 2, 5, 4, 9, 16},   // rows of 16: packed stores for every dtype
-    {3, 1, 2, 3, 11, 32},  // batch 3, one channel
-    {1, 3, 8, 4, 32, 16},  // x4 on both axes: power-of-two scales take integer shifts
-    {2, 3, 8, 8, 4, 4},    // downsampling by 2: scale 2 is no shift
-    {2, 2, 3, 5, 6, 40},   // x2 / x8
+    {2, 3, 4, 5, 8, 12},    // x2 along dims[2], x2.4 along dims[3]
+    {1, 2, 5, 7, 7, 9},     // non-integer ratios, odd row length (scalar stores)
+    {2, 2, 6, 8, 4, 3},     // downsampling
+    {1, 1, 3, 3, 3, 3},     // identity
+    {1, 2, 5, 4, 9, 16},    // rows of 16: packed stores for every dtype
+    {3, 1, 2, 3, 11, 32},   // batch 3, one channel
+    {1, 3, 8, 4, 32, 16},   // x4 on both axes: power-of-two scales take integer shifts
+    {2, 3, 8, 8, 4, 4},     // downsampling by 2: scale 2 is no shift
+    {2, 2, 3, 5, 6, 40},    // x2 / x8
+    {2, 3, 8, 16, 16, 32},  // x2 on both axes, rows of 16
+    {1, 2, 4, 24, 8, 48},   // x2 on both axes, rows of 24
+    {1, 2, 3, 6, 6, 12},    // x2 on both axes, rows of 6
 };
 
 template <typename T>
