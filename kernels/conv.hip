@@ -1052,8 +1052,8 @@ HKB_DEVICE void nearest_launch(uint64_t w_out, uint64_t h_out, double w_scale, d
   if (rows * h_out <= 0x7FFFFFFFull && max_off <= lim && w_in <= lim && h_in <= lim) {
     using I = uint32_t;
     constexpr int H = V / 2;
-    if (kShift && H > 0 && w_out == 2 * w_in && h_out == 2 * h_in && info[7] == 1 &&
-        h_in % H == 0 && (info[4] | info[5] | info[6]) % H == 0 &&
+    if (kShift && H > 0 && w_shift == 1 && h_shift == 1 && w_out == 2 * w_in && h_out == 2 * h_in &&
+        info[7] == 1 && h_in % H == 0 && (info[4] | info[5] | info[6]) % H == 0 &&
         hkb::is_aligned(src, sizeof(T) * H) && hkb::is_aligned(dst, sizeof(T) * V)) {
       const uint32_t st[4] = {static_cast<I>(info[4]), static_cast<I>(info[5]),
                               static_cast<I>(info[6]), 1};
