@@ -356,6 +356,27 @@ struct Im2colShape {
   I s[4];
 };
 
+// The shape of an im2col launch of n outputs in index type I (the caller checks that every value
+// fits I); info = [src dims(4), src strides(4)].
+template <typename I>
+HKB_DEVICE Im2colShape<I> im2col_shape(uint64_t n, uint64_t h_out, uint64_t w_out, uint64_t h_k,
+                                       uint64_t w_k, uint64_t stride, uint64_t padding,
+                                       uint64_t dilation, const size_t* info) {
+  return {static_cast<I>(n),
+          static_cast<I>(h_out),
+          static_cast<I>(w_out),
+          static_cast<I>(h_k),
+          static_cast<I>(w_k),
+          static_cast<I>(stride),
+          static_cast<I>(padding),
+          static_cast<I>(dilation),
+          static_cast<I>(info[1]),
+          static_cast<I>(info[2]),
+          static_cast<I>(info[3]),
+          {static_cast<I>(info[4]), static_cast<I>(info[5]), static_cast<I>(info[6]),
+           static_cast<I>(info[7])}};
+}
+
 // The V outputs from e on, which share one output position. The five divisions that give the
 // coordinates depend on e (or on one quotient) only, so they take two division latencies instead of
 // four; the other outputs step (kh, kw) like an odometer.
@@ -446,6 +467,13 @@ HKB_DEVICE void im2col_body(const Group& g, const Im2colShape<I>& a, const T* sr
       }
     }
   });
+}
+
+// The outputs an im2col launch writes: n, but no more than the info dims imply.
+HKB_DEVICE uint64_t im2col_outputs(uint64_t n, uint64_t h_out, uint64_t w_out, uint64_t h_k,
+                                   uint64_t w_k, const size_t* info) {
+  const uint64_t total = info[0] * h_out * w_out * info[1] * h_k * w_k;
+  return n < total ? n : total;
 }
 
 // Whether every index and offset of an im2col of n > 0 outputs fits the 32-bit bodies (a row or
@@ -626,25 +654,11 @@ HKB_DEVICE void im2col_by_taps(uint64_t n, uint64_t h_out, uint64_t w_out, uint6
                                const size_t* info, const T* src, T* dst) {
   const uint32_t busy = im2col_busy_blocks();
   if (blockIdx.x >= busy) return;
-  const uint64_t b = info[0], c_in = info[1], h_in = info[2], w_in = info[3];
-  const uint64_t total = b * h_out * w_out * c_in * h_k * w_k;
-  if (n > total) n = total;
+  n = im2col_outputs(n, h_out, w_out, h_k, w_k, info);
   if (n == 0) return;
   if (im2col_fits32(n, h_out, w_out, h_k, w_k, stride, padding, dilation, info)) {
-    using I = uint32_t;
-    const Im2colShape<I> a = {static_cast<I>(n),
-                              static_cast<I>(h_out),
-                              static_cast<I>(w_out),
-                              static_cast<I>(h_k),
-                              static_cast<I>(w_k),
-                              static_cast<I>(stride),
-                              static_cast<I>(padding),
-                              static_cast<I>(dilation),
-                              static_cast<I>(c_in),
-                              static_cast<I>(h_in),
-                              static_cast<I>(w_in),
-                              {static_cast<I>(info[4]), static_cast<I>(info[5]),
-                               static_cast<I>(info[6]), static_cast<I>(info[7])}};
+    const Im2colShape<uint32_t> a =
+        im2col_shape<uint32_t>(n, h_out, w_out, h_k, w_k, stride, padding, dilation, info);
     if (im2col_taps_fit(h_k, w_k, dilation)) {
       im2col_taps<T, kIm2colRounds>(a, busy, src, dst);
     } else {
@@ -652,9 +666,8 @@ HKB_DEVICE void im2col_by_taps(uint64_t n, uint64_t h_out, uint64_t w_out, uint6
     }
     return;
   }
-  const Im2colShape<uint64_t> a = {n,    h_out,  w_out,   h_k,
-                                   w_k,  stride, padding, dilation,
-                                   c_in, h_in,   w_in,    {info[4], info[5], info[6], info[7]}};
+  const Im2colShape<uint64_t> a =
+      im2col_shape<uint64_t>(n, h_out, w_out, h_k, w_k, stride, padding, dilation, info);
   im2col_elements(a, busy, src, dst);
 }
 
@@ -672,30 +685,15 @@ __device__ void im2col(uint64_t n, uint64_t h_out, uint64_t w_out, uint64_t h_k,
   Group g;
   if (!group_of_block<V, M, false>(&g)) return;
   if (g.base + threadIdx.x >= n / V + (n % V != 0)) return;  // past the end: no info loads
-  const uint64_t b = info[0], c_in = info[1], h_in = info[2], w_in = info[3];
-  const uint64_t total = b * h_out * w_out * c_in * h_k * w_k;
-  if (n > total) n = total;
+  n = im2col_outputs(n, h_out, w_out, h_k, w_k, info);
   if (n == 0) return;
   if (im2col_fits32(n, h_out, w_out, h_k, w_k, stride, padding, dilation, info)) {
-    using I = uint32_t;
-    const Im2colShape<I> a = {static_cast<I>(n),
-                              static_cast<I>(h_out),
-                              static_cast<I>(w_out),
-                              static_cast<I>(h_k),
-                              static_cast<I>(w_k),
-                              static_cast<I>(stride),
-                              static_cast<I>(padding),
-                              static_cast<I>(dilation),
-                              static_cast<I>(c_in),
-                              static_cast<I>(h_in),
-                              static_cast<I>(w_in),
-                              {static_cast<I>(info[4]), static_cast<I>(info[5]),
-                               static_cast<I>(info[6]), static_cast<I>(info[7])}};
+    const Im2colShape<uint32_t> a =
+        im2col_shape<uint32_t>(n, h_out, w_out, h_k, w_k, stride, padding, dilation, info);
     im2col_body<T, M>(g, a, src, dst);
   } else {
-    const Im2colShape<uint64_t> a = {n,    h_out,  w_out,   h_k,
-                                     w_k,  stride, padding, dilation,
-                                     c_in, h_in,   w_in,    {info[4], info[5], info[6], info[7]}};
+    const Im2colShape<uint64_t> a =
+        im2col_shape<uint64_t>(n, h_out, w_out, h_k, w_k, stride, padding, dilation, info);
     im2col_body<T, 1>(g, a, src, dst);
   }
 }
