@@ -136,7 +136,7 @@ HKB_FLOAT_OP(Sign, C((x > C(0)) - (x < C(0))))
 // exp and the logistic ops, with exp_reduced (and mul_sigmoid's fast division) for the
 // reduced-precision dtypes.
 // 2 sqrt(2/pi) = 1.5957691216057308; 2 sqrt(2/pi) * 0.044715 = 0.07135481627260025.
-#define HKB_SIGMOID_OP(NAME, EXPR)       \
+#define HKB_REDUCED_FAST_OP(NAME, EXPR)  \
   template <bool kFast>                  \
   struct NAME {                          \
     template <typename C>                \
@@ -146,12 +146,12 @@ HKB_FLOAT_OP(Sign, C((x > C(0)) - (x < C(0))))
   };                                     \
   template <typename T>                  \
   using NAME##Of = NAME<hkb::is_reduced_float<T>::value>;
-HKB_SIGMOID_OP(Exp, exp_of<kFast>(x))
-HKB_SIGMOID_OP(Gelu,
-               (mul_sigmoid<kFast>(x, x*(C(1.5957691216057308) + C(0.07135481627260025) * x * x))))
-HKB_SIGMOID_OP(Silu, mul_sigmoid<kFast>(x, x))
-HKB_SIGMOID_OP(Sigmoid, mul_sigmoid<kFast>(C(1), x))
-#undef HKB_SIGMOID_OP
+HKB_REDUCED_FAST_OP(Exp, exp_of<kFast>(x))
+HKB_REDUCED_FAST_OP(Gelu, (mul_sigmoid<kFast>(x, x*(C(1.5957691216057308) +
+                                                    C(0.07135481627260025) * x * x))))
+HKB_REDUCED_FAST_OP(Silu, mul_sigmoid<kFast>(x, x))
+HKB_REDUCED_FAST_OP(Sigmoid, mul_sigmoid<kFast>(C(1), x))
+#undef HKB_REDUCED_FAST_OP
 
 // relu, with candle's per-dtype NaN behaviour (see the top of the file).
 template <bool kPropagateNan>

@@ -189,8 +189,7 @@ HKB_DEVICE void map_dense(uint64_t n, UnitRange range, TO* out, const Body& body
 // Strided / broadcast inputs merged into rows (see RowLayout). A thread's packs start range.step
 // * V elements apart, so the row and column of the next one come from the current ones by adding
 // that distance, split into rows and columns once per thread: no division per pack (under candle's
-// geometry a busy thread takes dozens of packs). Row offsets: one multiply per input when a
-// single outer dim is left (row / column broadcasts), else RowLayout::row_offsets.
+// geometry a busy thread takes dozens of packs). Row offsets come from RowLayout::row_offsets.
 template <int K, int V, typename TO, typename Body>
 HKB_DEVICE void map_rows(uint32_t n, UnitRange range, const RowLayout<K>& l, TO* out,
                          const Body& body) {
