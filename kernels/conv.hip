@@ -494,23 +494,23 @@ HKB_DEVICE bool im2col_fits32(uint64_t n, uint64_t h_out, uint64_t w_out, uint64
          padding <= lim;
 }
 
-// im2col by taps (the main path: every launch whose blocks are whole teams of 32 threads, as
-// candle's are). Why: im2col moves one scattered element per output, and the pack path below
-// (im2col_body) spent 58 instructions per output (ncu, H100), its divisions each recomputing a
-// reciprocal; five other layouts of the work all landed at 40-47% of copy bandwidth for f32
-// (bench/indexing-conv-probe/im2col_layouts.cu). Here the outputs are split into one contiguous
-// chunk per team (teams of the busy blocks), lane l taking outputs l, l + 32, ... of its team's
-// chunk, so each store instruction of a team writes 32 consecutive outputs and each load touches
-// the rows of a few taps. The coordinates are divided out once per thread and then stepped: 32
-// outputs on are dc channels and dt taps on (32 = dc * kk + dt), carrying into the next output
-// position when the channel passes c_in. The per-tap part of the source offset, row and column
-// comes from a table of the h_k * w_k taps in shared memory, and `base` keeps b * s0 + c * s1 +
-// y0 * s2 + x0 * s3 (mod 2^32) for the current position and channel: about 30 instructions per
-// output. H100, 8x64x64x64 k3 (% of copy bandwidth, bench/indexing-conv-probe): f32 42 -> 48,
-// bf16 19 -> 25; 2x3x224x224 k7 s2 f32 16 -> 37. Busy blocks: HKB_IM2COL_QUARTERS quarters of a
-// block per multiprocessor (8: two, every thread slot; one per multiprocessor gave 38% for f32),
-// HKB_IM2COL_ROUNDS outputs a thread in flight (2: 46%). 32-bit: the caller checks every offset
-// fits (Im2colShape<uint32_t>).
+// im2col by taps (launches whose blocks are whole teams of 32 threads that the row tiles below do
+// not take: too few outputs a busy block, or no tile that fits). Why: im2col moves one scattered
+// element per output, and the pack path below (im2col_body) spent 58 instructions per output (ncu,
+// H100), its divisions each recomputing a reciprocal; five other layouts of the work all landed at
+// 40-47% of copy bandwidth for f32 (bench/indexing-conv-probe/im2col_layouts.cu). Here the outputs
+// are split into one contiguous chunk per team (teams of the busy blocks), lane l taking outputs l,
+// l + 32, ... of its team's chunk, so each store instruction of a team writes 32 consecutive
+// outputs and each load touches the rows of a few taps. The coordinates are divided out once per
+// thread and then stepped: 32 outputs on are dc channels and dt taps on (32 = dc * kk + dt),
+// carrying into the next output position when the channel passes c_in. The per-tap part of the
+// source offset, row and column comes from a table of the h_k * w_k taps in shared memory, and
+// `base` keeps b * s0 + c * s1 + y0 * s2 + x0 * s3 (mod 2^32) for the current position and channel:
+// about 30 instructions per output. H100, 8x64x64x64 k3 (% of copy bandwidth,
+// bench/indexing-conv-probe): f32 42 -> 48, bf16 19 -> 25; 2x3x224x224 k7 s2 f32 16 -> 37. Busy
+// blocks: HKB_IM2COL_QUARTERS quarters of a block per multiprocessor (8: two, every thread slot;
+// one per multiprocessor gave 38% for f32), HKB_IM2COL_ROUNDS outputs a thread in flight (2: 46%).
+// 32-bit: the caller checks every offset fits (Im2colShape<uint32_t>).
 constexpr uint32_t kIm2colTaps = 1024;  // h_k * w_k limit of the table: 8 KB of shared memory
 constexpr int kIm2colTeam = 32;
 #ifndef HKB_IM2COL_ROUNDS
@@ -583,9 +583,10 @@ HKB_DEVICE T take_tap(TapCursor& u, const uint2* taps, uint32_t dt, uint32_t dc,
 }
 
 // R outputs a thread per round, their loads all issued before the stores.
+// taps: kIm2colTaps entries of shared memory.
 template <typename T, int R>
-HKB_DEVICE void im2col_taps(const Im2colShape<uint32_t>& a, uint32_t busy, const T* src, T* dst) {
-  __shared__ uint2 taps[kIm2colTaps];  // source offset, row offset << 16 | column offset
+HKB_DEVICE void im2col_taps(const Im2colShape<uint32_t>& a, uint32_t busy, uint2* taps,
+                            const T* src, T* dst) {
   const uint32_t kk = a.h_k * a.w_k;
   for (uint32_t t = threadIdx.x; t < kk; t += blockDim.x) {
     const uint32_t kh = t / a.w_k, kw = t - kh * a.w_k;
@@ -632,6 +633,313 @@ HKB_DEVICE void im2col_taps(const Im2colShape<uint32_t>& a, uint32_t busy, const
   }
 }
 
+// im2col by row tiles (the main path: launches of whole waves with at least kIm2colRowTileMin
+// outputs a busy block). A unit of work is R consecutive output rows of one image and C
+// consecutive channels. The block copies the source rows the unit reads (C channels x TR =
+// (R - 1) * stride + (h_k - 1) * dilation + 1 rows x `span` columns, zeros for the padding) into
+// shared memory; then thread (grp, k) writes taps k .. k + VW - 1 of positions grp, grp + G, ...
+// of the unit, one VW-output store each: a warp's store writes consecutive outputs, and an output
+// costs one shared load and a share of a store. Two tiles: the next unit's copy (cp.async on
+// NVIDIA sm_80+ for 4- and 8-byte values) is in flight while the threads write the current one.
+// The first wave picks (R, C) by a cost model, one R per lane (row_tile_plan).
+// Why: every layout that gathers one output at a time from the source, the tap table included,
+// stayed at 40-49% of copy bandwidth for f32 (H100, 8x64x64x64 k3;
+// bench/indexing-conv-probe/im2col_layouts.cu): index work and scattered loads per output. Row
+// tiles reach 75% of copy bandwidth while their busy blocks work (a grid of only those) and 63%
+// under candle's grid of 18432 blocks, whose idle blocks take about 10 us to retire after them
+// (bf16: 25 -> 40%).
+#if defined(HKB_PLATFORM_NVIDIA)
+constexpr uint32_t kIm2colTileBytes = 24000;  // two tiles: 48000 of the 48 KB of static memory
+#else
+constexpr uint32_t kIm2colTileBytes = 15360;  // two tiles and two blocks fit a CU's 64 KB
+#endif
+static_assert(2 * kIm2colTileBytes >= kIm2colTaps * sizeof(uint2), "the tap table shares it");
+static_assert(kIm2colTileBytes % 16 == 0, "tiles of whole 16-byte words");
+// Outputs a busy block needs for the row tiles: with fewer, a block has one unit or none, its tile
+// copy cannot overlap its writes, and the tap table does better (H100, f32: 4x32x56x56 k3 s2 17%
+// of copy bandwidth by row tiles against 22 by taps, 903,168 outputs over 264 busy blocks).
+constexpr uint64_t kIm2colRowTileMin = 16384;
+
+// The plan of a row-tile launch: R output rows and C channels a unit, VW outputs a store.
+struct RowTilePlan {
+  uint32_t rows, chans, vw;
+};
+
+// Outputs a store of the row tiles: 16 bytes, at most 4 (each takes a register of tile offsets).
+template <typename T>
+struct row_vw {
+  static constexpr int value = sizeof(T) >= 8 ? 16 / static_cast<int>(sizeof(T)) : 4;
+};
+
+// Geometry shared by the planner and the kernel: the tile's columns (span), rows (tr), row pitch
+// and channel pitch in elements for R output rows. With one output a store, the pitches leave tap
+// k of a warp in bank dilation * k mod 32 (no conflicts); with VW a store they are dense, which
+// measured fewer conflicts for VW = 4 than any padding that keeps k's bank (2 wavefronts a load
+// against 3, f32 k3).
+struct RowTileGeometry {
+  uint32_t span, tr, pitch, plane;
+  HKB_DEVICE RowTileGeometry(const Im2colShape<uint32_t>& a, uint32_t rows, uint32_t vw) {
+    const uint32_t kk = a.h_k * a.w_k;
+    span = (a.w_out - 1) * a.stride + (a.w_k - 1) * a.dilation + 1;
+    tr = (rows - 1) * a.stride + (a.h_k - 1) * a.dilation + 1;
+    pitch = vw > 1 ? span : span + ((a.w_k * a.dilation - span) & 31u);
+    plane = vw > 1 ? tr * pitch : tr * pitch + ((kk * a.dilation - tr * pitch) & 31u);
+  }
+};
+
+// The cost (in rounds of the block) and channels of a unit of `rows` output rows, or ~0 when such
+// a unit does not fit. C is the most channels whose tile fits (at most cap_c), all of c_in or a
+// multiple of chunk_mult (see row_tile_plan). The cost counts a block's units times a unit's write
+// rounds, its tile copy (about twice the instructions per element) and a fixed cost. 32-bit
+// divisions only: the whole block waits for this.
+template <int VW>
+HKB_DEVICE uint64_t row_tile_cost(const Im2colShape<uint32_t>& a, uint32_t batch, uint32_t busy,
+                                  uint32_t rows, uint32_t cap_c, uint32_t chunk_mult,
+                                  uint32_t tile_elems, uint32_t* chans) {
+  const uint64_t kNone = ~0ull;
+  if (rows > a.h_out) return kNone;
+  const RowTileGeometry g(a, rows, VW);
+  const uint32_t kk = a.h_k * a.w_k, bd = blockDim.x;
+  // Tiles that copy more elements than the unit writes: the taps path does better.
+  if (static_cast<uint64_t>(g.tr) * g.span > static_cast<uint64_t>(kk) * rows * a.w_out) {
+    return kNone;
+  }
+  uint32_t cmax = tile_elems / g.plane;
+  if (cmax > cap_c) cmax = cap_c;
+  // Chunks of c_in: whole runs (chunk_mult is a power of two).
+  const uint32_t c = cmax < a.c_in ? cmax & ~(chunk_mult - 1) : cmax;
+  if (c == 0) return kNone;
+  const uint32_t chunks = (a.c_in + c - 1) / c;
+  const uint32_t groups = bd / (c * kk / VW);
+  const uint32_t units = batch * chunks * ((a.h_out + rows - 1) / rows);
+  const uint32_t per_block = (units + busy - 1) / busy;
+  const uint32_t writes = (rows * a.w_out + groups - 1) / groups;
+  const uint32_t copies = (c * g.tr * g.span + bd - 1) / bd;
+  *chans = c;
+  return static_cast<uint64_t>(per_block) * (writes + 2 * copies + 6);
+}
+
+// The plan with the least cost over R = 1 .. the wave's width (lane i tries R = i + 1), made by
+// the block's first wave (blockDim.x a multiple of the wave width); chans 0: no plan fits.
+template <int VW>
+HKB_DEVICE RowTilePlan row_tile_plan(const Im2colShape<uint32_t>& a, uint32_t batch, uint32_t busy,
+                                     uint32_t tile_elems, uint32_t sizeof_t) {
+  const uint32_t kk = a.h_k * a.w_k;
+  uint32_t cap_c = blockDim.x * VW / kk;  // a run of C * kk / VW threads fits the block
+  if (cap_c > a.c_in) cap_c = a.c_in;
+  // The channels of a chunk are a multiple of sector_mult when the rows are whole 32-byte sectors
+  // (a run that ends inside a sector leaves it to two units: 50.6 us against 40.5 with whole
+  // sectors, f32 8x64x64x64 k3 on the H100), or else (no such chunk fits) of vw_mult: whole
+  // VW-output stores.
+  uint32_t vw_mult = 1, sector_mult = 1;
+  while ((vw_mult * kk) % VW != 0) vw_mult *= 2;  // VW is a power of two
+  if ((a.c_in * kk * sizeof_t) % 32 == 0) {
+    while ((sector_mult * kk * sizeof_t) % 32 != 0) sector_mult *= 2;
+  } else {
+    sector_mult = vw_mult;
+  }
+  const uint32_t lane = threadIdx.x % HKB_WAVE_SIZE;
+  RowTilePlan plan = {0, 0, 0};
+#pragma unroll 1
+  for (uint32_t mult = sector_mult;; mult = vw_mult) {
+    uint32_t chans = 0;
+    const uint64_t cost =
+        row_tile_cost<VW>(a, batch, busy, lane + 1, cap_c, mult, tile_elems, &chans);
+    // Ties: the fewer rows. The key keeps the lane in its low bits.
+    uint64_t key = cost == ~0ull ? ~0ull : (cost << 8 | lane);
+#pragma unroll 1
+    for (int m = HKB_WAVE_SIZE / 2; m > 0; m /= 2) {
+      const uint64_t other = hkb::shfl_xor(key, m, HKB_WAVE_SIZE);
+      key = other < key ? other : key;
+    }
+    if (key != ~0ull) {
+      const uint32_t best = static_cast<uint32_t>(key & 0xFFu);
+      plan = {best + 1, hkb::shfl_idx(chans, static_cast<int>(best), HKB_WAVE_SIZE), VW};
+      break;
+    }
+    if (mult == vw_mult) break;
+  }
+  return plan;
+}
+
+// One value into the tile, complete at tile_wait(): cp.async on NVIDIA sm_80+ for 4- and 8-byte
+// values (zero-filled when !valid, reading nothing), a load and a store otherwise.
+template <typename T>
+HKB_DEVICE void tile_put(T* to, const T* from, bool valid) {
+#if defined(HKB_PLATFORM_NVIDIA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  if constexpr (sizeof(T) == 4 || sizeof(T) == 8) {
+    const uint32_t sa = static_cast<uint32_t>(__cvta_generic_to_shared(to));
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;" ::"r"(sa), "l"(from),
+                 "n"(sizeof(T)), "r"(valid ? static_cast<uint32_t>(sizeof(T)) : 0u)
+                 : "memory");
+    return;
+  }
+#endif
+  *to = valid ? *from : zero<T>();
+}
+template <typename T>
+HKB_DEVICE void tile_commit() {
+#if defined(HKB_PLATFORM_NVIDIA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  if constexpr (sizeof(T) == 4 || sizeof(T) == 8)
+    asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+template <typename T>
+HKB_DEVICE void tile_wait() {
+#if defined(HKB_PLATFORM_NVIDIA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  if constexpr (sizeof(T) == 4 || sizeof(T) == 8)
+    asm volatile("cp.async.wait_group 0;" ::: "memory");
+#endif
+}
+
+// Unit u = (b * chunks + chunk) * blocks_y + by of a row-tile launch, as digits that step.
+struct RowUnit {
+  uint32_t by, chunk, b;
+  // += d (d's digits each below their radix); b past the batch ends the units.
+  HKB_DEVICE void add(const RowUnit& d, uint32_t blocks_y, uint32_t chunks) {
+    by += d.by;
+    const uint32_t cy = by >= blocks_y ? 1u : 0u;
+    by -= cy ? blocks_y : 0u;
+    chunk += d.chunk + cy;
+    const uint32_t cc = chunk >= chunks ? 1u : 0u;
+    chunk -= cc ? chunks : 0u;
+    b += d.b + cc;
+  }
+};
+HKB_DEVICE RowUnit row_unit(uint32_t u, uint32_t blocks_y, uint32_t chunks) {
+  const uint32_t t = u / blocks_y;
+  return {u - t * blocks_y, t % chunks, t / chunks};
+}
+
+// What every thread of a row-tile block needs that is the same for all of them: worked out once,
+// by the first thread, and shared (each thread dividing for itself cost about 4 us of a 40 us
+// launch on the H100).
+struct RowTileBlock {
+  RowTilePlan plan;
+  uint32_t span, tr, pitch, plane;  // RowTileGeometry
+  uint32_t chunks, blocks_y;        // units: (image, chunk of C channels, block of R rows)
+  uint32_t run, groups;             // a run of C * kk / VW threads writes one position's taps
+  uint32_t io_step, io_wrap;        // tile offset from a position to the G-th next one
+  uint32_t g_cols;                  // G mod w_out
+  uint32_t dx, dj, dc;              // a block's step through a tile: columns, rows, channels
+  RowUnit step, first;              // the busy blocks, and this block's first unit
+};
+
+HKB_DEVICE RowTileBlock row_tile_block(const Im2colShape<uint32_t>& a, RowTilePlan plan,
+                                       uint32_t busy) {
+  RowTileBlock k;
+  k.plan = plan;
+  const RowTileGeometry g(a, plan.rows, plan.vw);
+  k.span = g.span, k.tr = g.tr, k.pitch = g.pitch, k.plane = g.plane;
+  const uint32_t kk = a.h_k * a.w_k, bd = blockDim.x;
+  k.chunks = (a.c_in + plan.chans - 1) / plan.chans;
+  k.blocks_y = (a.h_out + plan.rows - 1) / plan.rows;
+  k.run = plan.chans * kk / plan.vw;
+  k.groups = bd / k.run;
+  const uint32_t g_rows = k.groups / a.w_out;
+  k.g_cols = k.groups - g_rows * a.w_out;
+  const uint32_t row_step = a.stride * g.pitch;
+  k.io_step = g_rows * row_step + k.g_cols * a.stride;
+  k.io_wrap = row_step - a.w_out * a.stride;
+  const uint32_t dr = bd / g.span;
+  k.dx = bd - dr * g.span;
+  k.dc = dr / g.tr;
+  k.dj = dr - k.dc * g.tr;
+  k.step = row_unit(busy, k.blocks_y, k.chunks);
+  k.first = row_unit(blockIdx.x, k.blocks_y, k.chunks);
+  return k;
+}
+
+// The units of row tiles (see above) of this block, VW outputs a store: `tiles` holds two tiles of
+// tile_elems values each.
+template <typename T, int VW>
+HKB_DEVICE void im2col_rows(const Im2colShape<uint32_t>& a, uint32_t batch, const RowTileBlock& kb,
+                            T* tiles, uint32_t tile_elems, const T* src, T* dst) {
+  const uint32_t kk = a.h_k * a.w_k, k_all = a.c_in * kk, C = kb.plan.chans, R = kb.plan.rows;
+  const uint32_t span = kb.span, tr = kb.tr, pitch = kb.pitch, plane_pitch = kb.plane;
+  const uint32_t chunks = kb.chunks, blocks_y = kb.blocks_y, G = kb.groups;
+  // Writes: thread (grp, k) takes taps k .. k + VW - 1 of positions grp, grp + G, ...
+  const uint32_t grp = threadIdx.x / kb.run, k = (threadIdx.x - grp * kb.run) * VW;
+  uint32_t tk[VW];
+  {
+    uint32_t c = k / kk, r = k - c * kk;
+    uint32_t kh = r / a.w_k, kw = r - kh * a.w_k;
+#pragma unroll
+    for (int i = 0; i < VW; ++i) {
+      tk[i] = c * plane_pitch + kh * a.dilation * pitch + kw * a.dilation;
+      if (++kw == a.w_k) {
+        kw = 0;
+        if (++kh == a.h_k) {
+          kh = 0;
+          ++c;
+        }
+      }
+    }
+  }
+  const uint32_t r0 = grp / a.w_out, ox0 = grp - r0 * a.w_out;
+  const uint32_t io0 = r0 * a.stride * pitch + ox0 * a.stride;
+  // Copies: element f = threadIdx.x + j * blockDim.x of the tile (channel, row, column), stepped.
+  const uint32_t lr0 = threadIdx.x / span, lx0 = threadIdx.x - lr0 * span;
+  const uint32_t lc0 = lr0 / tr, lj0 = lr0 - lc0 * tr;
+  auto copy = [&](const RowUnit& u, T* t) {
+    const uint32_t c0 = u.chunk * C, cu = a.c_in - c0 < C ? a.c_in - c0 : C;
+    const uint32_t y0 = u.by * R * a.stride - a.padding;
+    const T* plane = src + (u.b * a.s[0] + c0 * a.s[1]);
+    uint32_t lx = lx0, lj = lj0, lc = lc0;
+#pragma unroll 2
+    while (lc < cu) {
+      const uint32_t y = y0 + lj, x = lx - a.padding;
+      const bool in = y < a.h_in && x < a.w_in;
+      tile_put(t + (lc * plane_pitch + lj * pitch + lx),
+               in ? plane + (lc * a.s[1] + y * a.s[2] + x * a.s[3]) : src, in);
+      lx += kb.dx;
+      const uint32_t cx = lx >= span ? 1u : 0u;
+      lx -= cx ? span : 0u;
+      lj += kb.dj + cx;
+      const uint32_t cy = lj >= tr ? 1u : 0u;
+      lj -= cy ? tr : 0u;
+      lc += kb.dc + cy;
+    }
+  };
+  RowUnit next = kb.first;
+  uint32_t cur = 0;
+  if (next.b < batch) copy(next, tiles);
+  tile_commit<T>();
+#pragma unroll 1
+  for (;;) {
+    const RowUnit u = next;
+    if (u.b >= batch) break;
+    next.add(kb.step, blocks_y, chunks);
+    const T* t = tiles + cur * tile_elems;
+    tile_wait<T>();
+    __syncthreads();  // this unit's tile is complete, and every thread is done with the other one
+    cur ^= 1u;
+    if (next.b < batch) copy(next, tiles + cur * tile_elems);
+    tile_commit<T>();
+    const uint32_t c0 = u.chunk * C, cu = a.c_in - c0 < C ? a.c_in - c0 : C;
+    const uint32_t oy0 = u.by * R;
+    const uint32_t rows = a.h_out - oy0 < R ? a.h_out - oy0 : R;
+    if (grp >= G || k >= cu * kk) continue;
+    const uint32_t positions = rows * a.w_out;
+    T* out = dst + ((u.b * a.h_out + oy0) * a.w_out + grp) * k_all + c0 * kk + k;
+    uint32_t ox = ox0, io = io0;
+#pragma unroll 4
+    for (uint32_t q = grp; q < positions; q += G) {
+      hkb::Pack<T, VW> v;
+#pragma unroll
+      for (int i = 0; i < VW; ++i) v.v[i] = t[io + tk[i]];
+      *reinterpret_cast<hkb::Pack<T, VW>*>(out) = v;
+      out += G * k_all;
+      ox += kb.g_cols;
+      io += kb.io_step;
+      if (ox >= a.w_out) {
+        ox -= a.w_out;
+        io += kb.io_wrap;
+      }
+    }
+  }
+}
+
 // Output by output over the threads of the busy blocks: the launches im2col_taps does not take
 // (more than kIm2colTaps taps, or row / column offsets of 2^16 and more), in I = uint32_t, and
 // views too large for 32-bit offsets.
@@ -646,21 +954,61 @@ HKB_DEVICE void im2col_elements(const Im2colShape<I>& a, uint32_t busy, const T*
   }
 }
 
-// The launch of im2col_taps (every launch whose blocks are whole teams): idle blocks leave first;
-// the rest goes element by element (im2col_elements).
+// The launch of the row tiles or im2col_taps (every launch whose blocks are whole teams): idle
+// blocks leave first; the rest goes element by element (im2col_elements).
 template <typename T>
 HKB_DEVICE void im2col_by_taps(uint64_t n, uint64_t h_out, uint64_t w_out, uint64_t h_k,
                                uint64_t w_k, uint64_t stride, uint64_t padding, uint64_t dilation,
                                const size_t* info, const T* src, T* dst) {
+  // The row tiles, or the tap table (source offset, row offset << 16 | column offset).
+  __shared__ uint4 smem[2 * kIm2colTileBytes / sizeof(uint4)];
+  __shared__ RowTileBlock shared_block;
   const uint32_t busy = im2col_busy_blocks();
   if (blockIdx.x >= busy) return;
-  n = im2col_outputs(n, h_out, w_out, h_k, w_k, info);
+  // All of info at once: the checks below would otherwise wait for two rounds of loads.
+  size_t dims[8];
+#pragma unroll
+  for (int i = 0; i < 8; ++i) dims[i] = info[i];
+  info = dims;
+  const uint64_t total = im2col_outputs(~0ull, h_out, w_out, h_k, w_k, info);
+  n = n < total ? n : total;
   if (n == 0) return;
   if (im2col_fits32(n, h_out, w_out, h_k, w_k, stride, padding, dilation, info)) {
     const Im2colShape<uint32_t> a =
         im2col_shape<uint32_t>(n, h_out, w_out, h_k, w_k, stride, padding, dilation, info);
+    if (n == total && n >= static_cast<uint64_t>(busy) * kIm2colRowTileMin &&
+        blockDim.x % HKB_WAVE_SIZE == 0) {
+      constexpr int VW = row_vw<T>::value;
+      constexpr uint32_t tile_elems = kIm2colTileBytes / sizeof(T);
+      const uint32_t batch = static_cast<uint32_t>(info[0]);
+      if (threadIdx.x < HKB_WAVE_SIZE) {
+        RowTilePlan plan = {0, 0, 0};
+        if (hkb::is_aligned(dst, sizeof(T) * VW) && (a.c_in * a.h_k * a.w_k) % VW == 0) {
+          plan = row_tile_plan<VW>(a, batch, busy, tile_elems, sizeof(T));
+        }
+        if (plan.chans == 0) plan = row_tile_plan<1>(a, batch, busy, tile_elems, sizeof(T));
+        if (threadIdx.x == 0) {
+          if (plan.chans != 0) {
+            shared_block = row_tile_block(a, plan, busy);
+          } else {
+            shared_block.plan = plan;
+          }
+        }
+      }
+      __syncthreads();
+      const RowTilePlan plan = shared_block.plan;
+      T* tiles = reinterpret_cast<T*>(smem);
+      if (plan.chans != 0 && plan.vw == VW) {
+        im2col_rows<T, VW>(a, batch, shared_block, tiles, tile_elems, src, dst);
+        return;
+      }
+      if (plan.chans != 0) {
+        im2col_rows<T, 1>(a, batch, shared_block, tiles, tile_elems, src, dst);
+        return;
+      }
+    }
     if (im2col_taps_fit(h_k, w_k, dilation)) {
-      im2col_taps<T, kIm2colRounds>(a, busy, src, dst);
+      im2col_taps<T, kIm2colRounds>(a, busy, reinterpret_cast<uint2*>(smem), src, dst);
     } else {
       im2col_elements(a, busy, src, dst);
     }
@@ -678,7 +1026,17 @@ __device__ void im2col(uint64_t n, uint64_t h_out, uint64_t w_out, uint64_t h_k,
                        const T* src, T* dst) {
   constexpr int V = pack_width<T>::value;
   constexpr int M = copy_packs<T>::value;
-  if (blockDim.x % kIm2colTeam == 0) {
+  // Blocks of whole teams past the busy ones (candle's grid has one block per 1024 outputs, about
+  // 70 times the busy ones) leave before anything else, with one branch: their instructions are
+  // most of the time a launch spends after the busy blocks finish. H100, grids of 18432
+  // 1024-thread blocks at 32 registers: empty 14 us; this test 20 us; the checks this kernel made
+  // before it 23 us (im2col f32 8x64x64x64 k3: 59 -> 63% of copy bandwidth; 61 with the block
+  // test as a branch of its own first). Blocks that are not whole teams (the pack path below) own
+  // ranges of outputs in every block of the grid.
+  static_assert(HKB_IM2COL_QUARTERS <= 8, "the busy blocks are below the cap");
+  const bool teams = blockDim.x % kIm2colTeam == 0;
+  if (blockIdx.x >= hkb::multiprocessors() * 2 && teams) return;
+  if (teams) {
     im2col_by_taps(n, h_out, w_out, h_k, w_k, stride, padding, dilation, info, src, dst);
     return;
   }

@@ -40,6 +40,7 @@ void upsample(const char* name, double cbw, size_t b = 8, size_t c = 64, size_t 
   double us = time_us([&] { k<<<cgrid(n), 1024>>>(ho, wo, ws, hs, m.info, m.src, m.dst); });
   row(name, 1.0 * (n + ns) * sizeof(T), us, cbw);
 }
+__global__ void __launch_bounds__(1024, 2) empty_blocks() {}
 template <typename T>
 void im2col(const char* name, double cbw) {
   const size_t b = 8, c = 64, h = 64, w = 64, k = 3, ho = 64, wo = 64, n = b * ho * wo * c * k * k,
@@ -54,6 +55,17 @@ void im2col(const char* name, double cbw) {
   double us =
       time_us([&] { kf<<<cgrid(n), 1024>>>(n, ho, wo, k, k, 1, 1, 1, m.info, m.src, m.dst); });
   row(name, 1.0 * (n + ns) * sizeof(T), us, cbw);
+  int sms = 0;
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  for (int per : {1, 2}) {  // the busy blocks alone (no idle blocks), as a bound
+    us = time_us([&] { kf<<<sms * per, 1024>>>(n, ho, wo, k, k, 1, 1, 1, m.info, m.src, m.dst); });
+    char label[64];
+    std::snprintf(label, sizeof label, "%s grid %d", name, sms * per);
+    row(label, 1.0 * (n + ns) * sizeof(T), us, cbw);
+  }
+  us = time_us([&] { empty_blocks<<<cgrid(n), 1024>>>(); });
+  std::printf("%-40s %9.1f us (a grid of %u blocks that return at once)\n", "empty", us,
+              cgrid(n).x);
 }
 int main() {
   const double cbw = copy_bw(8ull * 64 * 256 * 256 * 4);

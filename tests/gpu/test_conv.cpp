@@ -407,6 +407,43 @@ TYPED_TEST(ConvTest, Im2colLarge) {
   check_im2col<TypeParam>(*this, {2, 32, 40, 40, 3, 3, 1, 1, 1}, Kind::ChannelsLast);
 }
 
+// The row tiles (kernels/conv.hip, im2col_rows): launches with at least 16384 outputs a busy block,
+// here under grids of one, two and three blocks (so every block takes several units, and the last
+// units are partial: fewer rows than R, fewer channels than C). Runs of 4-output stores (c_in *
+// h_k * w_k a multiple of 4) and of single outputs (odd), 1x1 and non-square kernels, stride 2
+// and 3, dilation 2, padding above the kernel, channels-last and offset sources.
+const std::vector<Im2colCase> kIm2colRowCases = {
+    {2, 16, 33, 35, 3, 3, 1, 1, 1},  // 144 taps a position: 4-output stores
+    {3, 7, 20, 23, 3, 3, 1, 1, 1},   // 63 taps a position: single outputs
+    {2, 12, 40, 31, 3, 2, 2, 3, 2},  // non-square kernel, stride 2, dilation 2, padding 3
+    {1, 40, 24, 24, 1, 1, 1, 0, 1},  // 1x1 kernel
+    {2, 5, 30, 28, 5, 5, 3, 5, 1},   // stride 3, padding 5: 125 taps a position
+    {1, 3, 64, 64, 7, 7, 2, 3, 1},   // a stem: 7x7 stride 2 on 3 channels
+};
+
+TYPED_TEST(ConvTest, Im2colRowTiles) {
+  using T = TypeParam;
+  for (const auto& grid :
+       {hkb::LaunchConfig::make(1, 1, 1, 1024, 1, 1), hkb::LaunchConfig::make(2, 1, 1, 256, 1, 1),
+        hkb::LaunchConfig::make(3, 1, 1, 1024, 1, 1)}) {
+    for (const auto& p : kIm2colRowCases) {
+      for (Kind kind : {Kind::Contiguous, Kind::ChannelsLast, Kind::OffsetBroadcast}) {
+        check_im2col<T>(*this, p, kind, &grid);
+      }
+    }
+  }
+}
+
+// The row tiles under candle's grid: 4.7M outputs, at least 16384 for each busy block (two a
+// multiprocessor) of any GPU up to 144 multiprocessors (the H100 has 132).
+TYPED_TEST(ConvTest, Im2colRowTilesLarge) {
+  if (sizeof(TypeParam) != 4 && sizeof(TypeParam) != 2) {
+    GTEST_SKIP() << "covered by the 2- and 4-byte types";
+  }
+  check_im2col<TypeParam>(*this, {4, 32, 64, 64, 3, 3, 1, 1, 1}, Kind::Contiguous);
+  check_im2col<TypeParam>(*this, {4, 33, 62, 66, 3, 3, 1, 1, 1}, Kind::ChannelsLast);
+}
+
 // Past the tap table of the main path (kernels/conv.hip, im2col_taps), output by output instead:
 // 33 x 33 = 1089 taps, and a tap row offset of 70000 (at least 2^16).
 TYPED_TEST(ConvTest, Im2colPastTheTapTable) {
