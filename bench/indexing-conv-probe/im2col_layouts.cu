@@ -17,13 +17,17 @@
 //   8x64x64x64 k3 f32: kernel 42, lanes-k R8 47, lanes-pos 19, smem 38-39, smem-all 43-45;
 //   bf16: kernel 19, lanes-k 24, lanes-pos KC8 24, smem-all 21-23. Q = 4 is worse for every
 //   layout but the kernel (lanes-k 33); 64 registers (MIN_BLOCKS=1) too.
-// Every layout lands between 40% and 47% for f32 and takes the same time for bf16 (half the bytes),
-// so none is bound by memory access patterns. ncu (H100): lanes-k issues an instruction in 72% of
-// cycles (IPC 3.1 of 4) at about 77 instructions per output element, the kernel 58 (its
-// divisions recompute a reciprocal each time): im2col is bound by instruction issue, and the way
-// to the 60% target is fewer instructions per output, not another access pattern. The kernel's
-// tap-table path (im2col_taps: lanes-k with a table of the taps and stepped coordinates, about 30
-// instructions per output) gives f32 48, bf16 25, 4x32x56x56 s2 22, 2x3x224x224 k7 37, d2 16.
+// Every gathering layout lands between 40% and 47% for f32 and takes the same time for bf16 (half
+// the bytes): ncu (H100) showed lanes-k issuing an instruction in 72% of cycles at about 77
+// instructions per output, the old kernel 58. The tap-table path that came of it (im2col_taps,
+// about 30 instructions per output) gave f32 48, bf16 25.
+// 2026-11-24, row tiles (row-tile: a block copies the source rows of one output row and C
+// channels into shared memory, then each thread writes VW taps of every G-th position; MODE 1:
+// cp.async with the next tile in flight; noload: the writes alone; seq-store: a plain write of
+// the output, the bound). f32 8x64x64x64 k3: row-tile 46-49%, async 51-53%, async v4 56-58%,
+// noload v4 65-70%, seq-store 78% (every number here includes about 10 us in which candle's
+// 18432 idle blocks retire). They became the kernel's im2col_rows (kernels/conv.hip): f32 63%,
+// bf16 39%; smaller launches keep the taps (4x32x56x56 s2 22%, 2x3x224x224 k7 40%, d2 16%).
 #define HKB_CONV_PROBE
 #include <cstdlib>
 #include <cstring>
