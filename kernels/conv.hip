@@ -528,11 +528,11 @@ HKB_DEVICE uint32_t im2col_busy_blocks() {
   return gridDim.x < cap ? gridDim.x : cap;
 }
 
-// Whether im2col_taps takes a launch: blocks of whole teams and a table that holds the taps, with
-// the tap's row and column offsets in 16 bits each.
+// Whether im2col_taps takes a launch of whole teams (its only caller, im2col_by_taps, has them): a
+// table that holds the taps, with the tap's row and column offsets in 16 bits each.
 HKB_DEVICE bool im2col_taps_fit(uint64_t h_k, uint64_t w_k, uint64_t dilation) {
-  return blockDim.x % kIm2colTeam == 0 && h_k * w_k <= kIm2colTaps &&
-         (h_k - 1) * dilation < 0x10000 && (w_k - 1) * dilation < 0x10000;
+  return h_k * w_k <= kIm2colTaps && (h_k - 1) * dilation < 0x10000 &&
+         (w_k - 1) * dilation < 0x10000;
 }
 
 // The position and channel state of one thread of im2col_taps (see there).
