@@ -444,7 +444,8 @@ TYPED_TEST(ConvTest, Im2colRowTilesLarge) {
   check_im2col<TypeParam>(*this, {4, 33, 62, 66, 3, 3, 1, 1, 1}, Kind::ChannelsLast);
 }
 
-// Past the tap table of the main path (kernels/conv.hip, im2col_taps), output by output instead:
+// Past the tap table (kernels/conv.hip, im2col_taps: launches too small for the row tiles), output
+// by output instead:
 // 33 x 33 = 1089 taps, and a tap row offset of 70000 (at least 2^16).
 TYPED_TEST(ConvTest, Im2colPastTheTapTable) {
   check_im2col<TypeParam>(*this, {1, 2, 40, 40, 33, 33, 1, 2, 1}, Kind::Contiguous);
