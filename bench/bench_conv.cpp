@@ -1,79 +1,98 @@
 // CONV throughput under candle's launch geometry (for_num_elems over the outputs).
 // - upsample_nearest2d: 8 x 64 x 128 x 128 -> 256 x 256 (x2 on both axes, scales 0.5 as candle's
 //   host computes them), and f32 4 x 64 x 96 x 96 -> 288 x 288 (x3: scales that are no power of
-//   two take the kernel's f64 path). Bytes: the output written plus the input read once.
+//   two take the kernel's f64 path).
 // - im2col: the conv2d default path for a 3x3 kernel, stride 1, padding 1 over 8 x 64 x 64 x 64
-//   (dst 8 x 64 x 64 x 64 x 3 x 3). Bytes: the output written plus the input read once.
-// Both against a device-to-device copy timed in the same run.
+//   (dst 8 x 64 x 64 x 64 x 3 x 3), and a 7x7 kernel, stride 2, padding 3 over 2 x 3 x 224 x 224
+//   (a network's stem).
+// Bytes: the output written plus the input read once.
 #include "bench_common.hpp"
 
 #include <cstdint>
-#include <cstdio>
 #include <string>
 #include <vector>
 
 namespace {
 
+struct Image {
+  size_t b, c, h, w;
+  size_t numel() const { return b * c * h * w; }
+  // candle's info for a contiguous (b, c, h, w) source: dims, then strides.
+  std::vector<size_t> info() const { return {b, c, h, w, c * h * w, h * w, w, 1}; }
+  std::string name() const {
+    return std::to_string(b) + "x" + std::to_string(c) + "x" + std::to_string(h) + "x" +
+           std::to_string(w);
+  }
+};
+
 template <typename T>
-void fill_bytes(const hkb::Device& dev, const hkb::DeviceBuffer<T>& buf, uint8_t v) {
-  hkb::check(hkb_memset_d8(dev.get(), buf.ptr(), v, buf.size() * sizeof(T)));
+struct Buffers {
+  hkb::DeviceBuffer<T> src, dst;
+};
+
+template <typename T>
+std::vector<Buffers<T>> conv_sets(const hkb::Device& dev, size_t src_len, size_t dst_len) {
+  return bench::make_sets<Buffers<T>>(1.0 * (src_len + dst_len) * sizeof(T), [&] {
+    Buffers<T> b{dev.alloc<T>(src_len), dev.alloc<T>(dst_len)};
+    bench::fill(dev, b.src, 0x3C);
+    return b;
+  });
 }
 
 template <typename T>
-bench::Row upsample_nearest_row(const hkb::Device& dev, const std::string& tag, size_t b = 8,
-                                size_t c = 64, size_t h = 128, size_t w = 128, size_t factor = 2) {
-  const size_t ho = h * factor, wo = w * factor;
-  auto src = dev.alloc<T>(b * c * h * w);
-  fill_bytes(dev, src, 0x3C);
-  const size_t n = b * c * ho * wo;
-  auto dst = dev.alloc<T>(n);
-  auto info = dev.upload(std::vector<size_t>{b, c, h, w, c * h * w, h * w, w, 1});
-  const double w_scale = static_cast<double>(h) / static_cast<double>(ho);  // dims[2] / target
-  const double h_scale = static_cast<double>(w) / static_cast<double>(wo);  // dims[3] / target
-  hkb::LaunchArgs args;
-  args.arg(ho).arg(wo).arg(w_scale).arg(h_scale).arg(info.ptr()).arg(src.ptr()).arg(dst.ptr());
-  const auto cfg = hkb::LaunchConfig::for_num_elems(static_cast<uint32_t>(n));
+bench::Row upsample_nearest_row(const hkb::Device& dev, const std::string& tag, Image in,
+                                size_t factor) {
+  const size_t ho = in.h * factor, wo = in.w * factor, n = in.b * in.c * ho * wo;
+  const auto sets = conv_sets<T>(dev, in.numel(), n);
+  auto info = dev.upload(in.info());
+  const double w_scale = static_cast<double>(in.h) / static_cast<double>(ho);  // dims[2] / target
+  const double h_scale = static_cast<double>(in.w) / static_cast<double>(wo);  // dims[3] / target
+  const auto cfg = bench::candle_grid(n);
   const hkb::Function fn = dev.function("upsample_nearest2d_" + tag);
-  const double s = bench::time_median(dev, [&] { fn.launch(cfg, args); });
-  const std::string shape = std::to_string(b) + "x" + std::to_string(c) + "x" + std::to_string(h) +
-                            "x" + std::to_string(w) + " x" + std::to_string(factor);
-  return {"upsample_nearest2d_" + tag + " " + shape, 1.0 * (n + src.size()) * sizeof(T), s};
+  const double s = bench::time_sets(dev, sets.size(), [&](size_t i) {
+    hkb::LaunchArgs args;
+    args.arg(ho).arg(wo).arg(w_scale).arg(h_scale).arg(info.ptr());
+    args.arg(sets[i].src.ptr()).arg(sets[i].dst.ptr());
+    fn.launch(cfg, args);
+  });
+  return {"upsample_nearest2d_" + tag + " " + in.name() + " x" + std::to_string(factor),
+          1.0 * (n + in.numel()) * sizeof(T), s};
 }
 
 template <typename T>
-bench::Row im2col_row(const hkb::Device& dev, const std::string& tag) {
-  const size_t b = 8, c = 64, h = 64, w = 64, k = 3, stride = 1, padding = 1, dilation = 1;
-  const size_t ho = (h + 2 * padding - dilation * (k - 1) - 1) / stride + 1;
-  const size_t wo = (w + 2 * padding - dilation * (k - 1) - 1) / stride + 1;
-  auto src = dev.alloc<T>(b * c * h * w);
-  fill_bytes(dev, src, 0x3C);
-  const size_t n = b * ho * wo * c * k * k;
-  auto dst = dev.alloc<T>(n);
-  auto info = dev.upload(std::vector<size_t>{b, c, h, w, c * h * w, h * w, w, 1});
-  hkb::LaunchArgs args;
-  args.arg(n).arg(ho).arg(wo).arg(k).arg(k).arg(stride).arg(padding).arg(dilation);
-  args.arg(info.ptr()).arg(src.ptr()).arg(dst.ptr());
-  const auto cfg = hkb::LaunchConfig::for_num_elems(static_cast<uint32_t>(n));
+bench::Row im2col_row(const hkb::Device& dev, const std::string& tag, Image in, size_t k,
+                      size_t stride, size_t padding) {
+  const size_t dilation = 1;
+  const size_t ho = (in.h + 2 * padding - dilation * (k - 1) - 1) / stride + 1;
+  const size_t wo = (in.w + 2 * padding - dilation * (k - 1) - 1) / stride + 1;
+  const size_t n = in.b * ho * wo * in.c * k * k;
+  const auto sets = conv_sets<T>(dev, in.numel(), n);
+  auto info = dev.upload(in.info());
+  const auto cfg = bench::candle_grid(n);
   const hkb::Function fn = dev.function("im2col_" + tag);
-  const double s = bench::time_median(dev, [&] { fn.launch(cfg, args); });
-  return {"im2col_" + tag + " 8x64x64x64 k3 s1 p1", 1.0 * (n + src.size()) * sizeof(T), s};
+  const double s = bench::time_sets(dev, sets.size(), [&](size_t i) {
+    hkb::LaunchArgs args;
+    args.arg(n).arg(ho).arg(wo).arg(k).arg(k).arg(stride).arg(padding).arg(dilation);
+    args.arg(info.ptr()).arg(sets[i].src.ptr()).arg(sets[i].dst.ptr());
+    fn.launch(cfg, args);
+  });
+  return {"im2col_" + tag + " " + in.name() + " k" + std::to_string(k) + " s" +
+              std::to_string(stride) + " p" + std::to_string(padding),
+          1.0 * (n + in.numel()) * sizeof(T), s};
 }
 
 }  // namespace
 
 int main() {
-  int count = 0;
-  if (hkb_device_count(&count) != HKB_SUCCESS || count == 0) {
-    std::printf("no GPU device: %s\n", hkb_last_error());
-    return 0;
-  }
-  const hkb::Device dev(0);
-  std::vector<bench::Row> rows;
-  rows.push_back(upsample_nearest_row<float>(dev, "f32"));
-  rows.push_back(upsample_nearest_row<hkb::bf16>(dev, "bf16"));
-  rows.push_back(upsample_nearest_row<float>(dev, "f32", 4, 64, 96, 96, 3));
-  rows.push_back(im2col_row<float>(dev, "f32"));
-  rows.push_back(im2col_row<hkb::bf16>(dev, "bf16"));
-  bench::print_table("CONV", rows, bench::copy_bandwidth(dev, 8 * 64 * 256 * 256 * sizeof(float)));
-  return 0;
+  return bench::run("hkb_bench_conv", [](const hkb::Device& dev, bench::Report& report) {
+    report.section("CONV");
+    const Image feature{8, 64, 128, 128};
+    report.add(upsample_nearest_row<float>(dev, "f32", feature, 2));
+    report.add(upsample_nearest_row<hkb::bf16>(dev, "bf16", feature, 2));
+    report.add(upsample_nearest_row<float>(dev, "f32", {4, 64, 96, 96}, 3));
+    const Image square{8, 64, 64, 64};
+    report.add(im2col_row<float>(dev, "f32", square, 3, 1, 1));
+    report.add(im2col_row<hkb::bf16>(dev, "bf16", square, 3, 1, 1));
+    report.add(im2col_row<float>(dev, "f32", {2, 3, 224, 224}, 7, 2, 3));
+  });
 }

@@ -2,8 +2,10 @@
 """Write hkb manifest entries for the candle symbols of one module from the spec TSV.
 
 Usage: tools/import_candle_spec.py SPEC_TSV MODULE
+  e.g. tools/import_candle_spec.py manifests/candle-abi.tsv AFFINE > manifests/affine.json
 
-Prints the manifest JSON for MODULE (candle's module name, e.g. AFFINE) to stdout. Parameter
+Prints the manifest JSON for MODULE (candle's module name, e.g. AFFINE) to stdout. SPEC_TSV has
+candle-abi.tsv's columns (module, symbol, params); '#' lines are comments. Parameter
 types are written in hkb's manifest vocabulary (see manifests/README.md). The manifest in the
 repository is the source of truth once written; this only saves typing it.
 """
@@ -33,10 +35,16 @@ def convert_param(text):
 def main():
     spec, module = sys.argv[1], sys.argv[2]
     kernels = []
+    header = None
     with open(spec) as f:
-        header = f.readline().rstrip("\n").split("\t")
         for line in f:
-            row = dict(zip(header, line.rstrip("\n").split("\t")))
+            if line.startswith("#") or not line.strip():
+                continue
+            cols = line.rstrip("\n").split("\t")
+            if header is None:
+                header = cols
+                continue
+            row = dict(zip(header, cols))
             if row["module"] != module:
                 continue
             params = [convert_param(p) for p in row["params"].split(";") if p.strip()]
