@@ -8,6 +8,7 @@
 #   bench/tune.sh unary quarters-4 "-DHKB_RESIDENT_QUARTERS=4"
 #   bench/tune.sh --check 'Reduce*' reduce rows2 "-DHKB_FAST_ROWS=2" blocks512 "-DHKB_FAST_BLOCKS=512"
 #   bench/tune.sh --sweep bench/sweeps.txt reduce
+#   bench/tune.sh --kernels /tmp/old/kernels unary before ""   # another tree's kernels, same flags
 #
 # BUILD: a build directory configured with -DHKB_BUILD_BENCH=ON and built (default build/nvidia,
 # which tools/gpu-test.sh makes). A variant NAME lives in BUILD/variants/NAME/: MODULE compiled
@@ -18,6 +19,9 @@
 # base twice. --check runs BUILD/tests/hkb_gpu_tests --gtest_filter=GTEST_FILTER on each variant
 # before timing it. --sweep reads "MODULE KNOB VALUE..." lines (default bench/sweeps.txt): each
 # value is the variant KNOB=VALUE of MODULE, named after both; MODULE ... picks modules of the file.
+# --kernels DIR compiles the variants from DIR (another checkout's kernels/, e.g. `git archive REV`)
+# instead of BUILD's kernels/, so a change of the kernels is timed before and after in one run;
+# FLAGS may then be empty.
 # Output: each run's table, then one table per module of % of copy bandwidth, a column per variant.
 # Logs in $OUT, else BUILD/variants/logs.
 set -euo pipefail
@@ -30,6 +34,7 @@ while [ $# -gt 0 ]; do
     -B) build=$(cd "$2" && pwd); shift 2 ;;
     --check) check=$2; shift 2 ;;
     --sweep) sweep=1; shift ;;
+    --kernels) source_dir=$(cd "$2" && pwd); shift 2 ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) break ;;
   esac
@@ -44,6 +49,10 @@ env_value() { sed -n "s/^$1=//p" "$build/bench/bundle.env"; }
 suffix=$(env_value suffix)          # .fatbin or .hsaco
 bundle_dir=$(env_value bundle_dir)  # BUILD's own code objects
 kernel_dir=$(env_value kernel_dir)  # the kernels/ BUILD compiles
+source_dir=${source_dir:-$kernel_dir}
+if [ "$source_dir" != "$kernel_dir" ]; then  # the variants include their own tree's headers
+  for i in "${!compile[@]}"; do [ "${compile[$i]}" = "-I$kernel_dir" ] && compile[i]="-I$source_dir"; done
+fi
 logs=${OUT:-$build/variants/logs}
 mkdir -p "$logs"
 
@@ -75,14 +84,14 @@ fi
 
 for line in "${variants[@]}"; do
   read -r module name flags <<< "$line"
-  [ -f "$kernel_dir/$module.hip" ] || { echo "tune.sh: no module kernels/$module.hip" >&2; exit 2; }
+  [ -f "$source_dir/$module.hip" ] || { echo "tune.sh: no module $source_dir/$module.hip" >&2; exit 2; }
   [ -x "$build/bench/hkb_bench_$module" ] ||
     { echo "tune.sh: $build/bench/hkb_bench_$module is not built" >&2; exit 2; }
   [[ "$name" =~ ^[A-Za-z0-9._=-]+$ ]] || { echo "tune.sh: variant name '$name'" >&2; exit 2; }
   for f in $flags; do
     [[ "$f" =~ ^-D(HKB_[A-Z0-9_]+)(=.*)?$ ]] ||
       { echo "tune.sh: '$f' is not -DHKB_NAME[=VALUE]" >&2; exit 2; }
-    grep -rqw "${BASH_REMATCH[1]}" "$kernel_dir" ||
+    grep -rqw "${BASH_REMATCH[1]}" "$source_dir" ||
       { echo "tune.sh: kernels/ does not use ${BASH_REMATCH[1]}" >&2; exit 2; }
   done
 done
@@ -103,12 +112,12 @@ compile_variant() {  # module name flags
   local dir=$build/variants/$2
   local out=$dir/$1$suffix
   if [ -f "$out" ] && [ ! -L "$out" ] && [ "$(cat "$dir/$1.flags" 2> /dev/null)" = "$3" ] &&
-    [ -z "$(find "$kernel_dir" -newer "$out" -print -quit)" ]; then
+    [ -z "$(find "$source_dir" -newer "$out" -print -quit)" ]; then
     return 0
   fi
   rm -f "$dir/$1.flags"
   # shellcheck disable=SC2086
-  if "${compile[@]}" $3 "$kernel_dir/$1.hip" -o "$out.tmp" > "$logs/$2.$1.build.log" 2>&1; then
+  if "${compile[@]}" $3 "$source_dir/$1.hip" -o "$out.tmp" > "$logs/$2.$1.build.log" 2>&1; then
     mv -f "$out.tmp" "$out"
     echo "$3" > "$dir/$1.flags"
   else
