@@ -281,6 +281,44 @@ TEST(GgmlRefDot, ExtremeScalesAndRawBlocks) {
   }
 }
 
+// The MMQ form: the same as MMVQ except that q4_K / q5_K take the min term from s_a, so
+// dot_mmq - dot_mmvq = -dmin Σ_g m_g (s_a - d_a Σ qa), with m_g decoded here from the 12 bytes.
+TEST(GgmlRefDot, MmqFormDiffersOnlyInTheKQuantMinTerm) {
+  const size_t k = 4096;
+  const auto xw = uniform(k, 41);
+  const auto xa = uniform(k, 42, -1.0f, 2.0f);
+  const auto a = g::quantize_q8_1_rows(xa.data(), 1, k, k);
+  for (QType t : kWeightTypes) {
+    const auto w = g::quantize(t, xw.data(), k);
+    const double mmvq = g::dot_q8_1(t, w.data(), a.data(), k);
+    const double mmq = g::dot_q8_1_mmq(t, w.data(), a.data(), k);
+    if (t != QType::q4_K && t != QType::q5_K) {
+      EXPECT_EQ(mmq, mmvq) << g::info(t).name;
+      continue;
+    }
+    const size_t bytes = g::info(t).block_bytes;
+    double want = 0.0, mag = std::fabs(mmvq);
+    for (size_t blk = 0; blk < k / 256; ++blk) {
+      const uint8_t* wb = &w[blk * bytes];
+      const double dmin = g::half_to_float(u16(wb + 2));
+      const uint8_t* s = wb + 4;
+      for (int grp = 0; grp < 8; ++grp) {
+        const int m = grp < 4 ? (s[grp + 4] & 63) : ((s[grp + 4] >> 4) | ((s[grp] >> 6) << 4));
+        const uint8_t* ab = &a[(blk * 8 + grp) * 36];
+        double qsum = 0.0;
+        for (int j = 0; j < 32; ++j) qsum += static_cast<int8_t>(ab[4 + j]);
+        const double gap = g::half_to_float(u16(ab + 2)) - g::half_to_float(u16(ab)) * qsum;
+        want -= dmin * m * gap;
+        mag += std::fabs(dmin * m * gap);
+      }
+    }
+    EXPECT_NE(mmq, mmvq) << g::info(t).name;  // the forms are distinguishable on this data
+    EXPECT_NEAR(mmq - mmvq, want, 1e-12 * mag) << g::info(t).name;
+  }
+  std::vector<uint8_t> w8(292);
+  EXPECT_THROW(g::dot_q8_1_mmq(QType::q8_K, w8.data(), a.data(), 256), std::invalid_argument);
+}
+
 TEST(GgmlRefDot, ZeroActivationsGiveZero) {
   for (QType t : kWeightTypes) {
     const size_t k = g::info(t).block_values * 2;
