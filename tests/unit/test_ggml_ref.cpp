@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -613,6 +614,25 @@ TEST(GgmlRefRoundTrip, UniformDataRmsErrorPerFormat) {
       double sum = 0.0;
       for (size_t i = 0; i < n; ++i) sum += (y[i] - x[i]) * (y[i] - x[i]);
       EXPECT_LE(std::sqrt(sum / n), c.bound) << g::info(c.t).name << " n " << n;
+    }
+  }
+}
+
+// Large jobs are split over threads: the result must equal one call per block.
+TEST(GgmlRefRoundTrip, ThreadedQuantizeAndDequantizeEqualBlockByBlock) {
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> dist(-3.0f, 3.0f);
+  std::vector<float> x(1 << 17);  // two threads' worth for every format
+  for (auto& v : x) v = dist(rng);
+  for (QType t : g::kAllTypes) {
+    const size_t bv = g::info(t).block_values, bb = g::info(t).block_bytes;
+    const auto all = g::quantize(t, x.data(), x.size());
+    const auto y = g::dequantize(t, all.data(), x.size());
+    for (size_t blk = 0; blk < x.size() / bv; blk += 7) {
+      const auto one = g::quantize(t, x.data() + blk * bv, bv);
+      ASSERT_TRUE(std::equal(one.begin(), one.end(), all.begin() + blk * bb)) << g::info(t).name;
+      const auto z = g::dequantize(t, one.data(), bv);
+      ASSERT_TRUE(std::equal(z.begin(), z.end(), y.begin() + blk * bv)) << g::info(t).name;
     }
   }
 }
