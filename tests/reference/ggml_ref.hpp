@@ -3,6 +3,10 @@
 // and the q8_1 dot product of the MMVQ kernels. Header-only, C++17, standard library only.
 // Bad arguments (a count that is not a whole number of blocks, non-finite input, a type that
 // has no such operation) throw std::invalid_argument.
+// Quantized bytes are ggml's current reference rules (candle's CPU port uses older fits for
+// q2_K, q4_K, q5_K and q6_K, so its bytes differ there). Dequantized values are exact: each is a
+// half times small integers, or a difference of two such products, which double holds unless
+// the two products' exponents lie more than ~30 apart (then it is correctly rounded instead).
 #pragma once
 
 #include "ggml_ref_dot.hpp"
