@@ -50,6 +50,16 @@ inline size_t whole_blocks(QType t, size_t n, const char* who) {
 
 }  // namespace detail
 
+// Bytes of one row of k values of type t (k a multiple of block_values).
+inline size_t row_bytes(QType t, size_t k) {
+  return detail::whole_blocks(t, k, "row_bytes") * info(t).block_bytes;
+}
+
+// candle's k_padded for quantize_q8_1: k rounded up to a multiple of 512 (MATRIX_ROW_PADDING).
+inline size_t q8_1_padded(size_t k) {
+  return (k + 511) / 512 * 512;
+}
+
 // ggml's reference quantization (quantize_row_*_ref rules) of n values, n a multiple of
 // block_values. Returns n / block_values blocks of block_bytes bytes.
 inline std::vector<uint8_t> quantize(QType t, const float* x, size_t n) {

@@ -80,6 +80,17 @@ TEST(GgmlRefQ8_1Rows, CandleSizesAndPadding) {
   }
 }
 
+TEST(GgmlRefQ8_1Rows, RowSizeHelpers) {
+  EXPECT_EQ(g::q8_1_padded(1), 512u);
+  EXPECT_EQ(g::q8_1_padded(512), 512u);
+  EXPECT_EQ(g::q8_1_padded(4097), 4608u);
+  EXPECT_EQ(g::q8_1_padded(14336), 14336u);
+  EXPECT_EQ(g::row_bytes(QType::q4_0, 4096), 128u * 18u);
+  EXPECT_EQ(g::row_bytes(QType::q6_K, 14336), 56u * 210u);
+  EXPECT_EQ(g::row_bytes(QType::q8_1, g::q8_1_padded(33)), 16u * 36u);
+  EXPECT_THROW(g::row_bytes(QType::q4_K, 4000), std::invalid_argument);
+}
+
 TEST(GgmlRefQ8_1Rows, PartialBlockUsesOnlyTheRealValues) {
   std::vector<float> x(33, 0.25f);
   x[32] = -0.75f;  // the only real value of block 1
