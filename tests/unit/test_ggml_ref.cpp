@@ -1,0 +1,547 @@
+// Unit tests of the GGML block-format CPU reference (tests/reference/ggml_ref.hpp): the type
+// table, the half conversion against the compiler's _Float16, hand-built blocks of every format
+// decoded by walking the bytes in ggml's dequantize_row order, quantized bytes of known inputs,
+// candle's own q4_0 .. q5_1 vectors, and round trips within candle's error bounds.
+#include "../reference/ggml_ref.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+namespace {
+
+using ref::ggml::QType;
+namespace g = ref::ggml;
+
+uint16_t compiler_half(float f) {
+  const _Float16 h = static_cast<_Float16>(f);
+  uint16_t bits;
+  std::memcpy(&bits, &h, 2);
+  return bits;
+}
+
+TEST(GgmlRefTypes, InfoTableMatchesTheFormats) {
+  const char* names[12] = {"q4_0", "q4_1", "q5_0", "q5_1", "q8_0", "q8_1",
+                           "q2_K", "q3_K", "q4_K", "q5_K", "q6_K", "q8_K"};
+  const size_t bytes[12] = {18, 20, 22, 24, 34, 36, 84, 110, 144, 176, 210, 292};
+  for (size_t i = 0; i < 12; ++i) {
+    const auto& inf = g::info(g::kAllTypes[i]);
+    EXPECT_STREQ(inf.name, names[i]);
+    EXPECT_EQ(inf.block_bytes, bytes[i]);
+    EXPECT_EQ(inf.block_values, i < 6 ? 32u : 256u);
+  }
+  EXPECT_THROW(g::info(static_cast<QType>(12)), std::invalid_argument);
+}
+
+// ---- half ------------------------------------------------------------------------------------
+
+TEST(GgmlRefHalf, EveryHalfDecodesLikeTheCompilerAndEncodesBack) {
+  for (uint32_t h = 0; h < 65536; ++h) {
+    _Float16 c;
+    const uint16_t bits = static_cast<uint16_t>(h);
+    std::memcpy(&c, &bits, 2);
+    const float mine = g::half_to_float(bits);
+    if (std::isnan(static_cast<float>(c))) {
+      EXPECT_TRUE(std::isnan(mine)) << h;
+      EXPECT_TRUE(std::isnan(g::half_to_float(g::float_to_half(mine)))) << h;
+      continue;
+    }
+    ASSERT_EQ(mine, static_cast<float>(c)) << h;
+    ASSERT_EQ(std::signbit(mine), std::signbit(static_cast<float>(c))) << h;
+    ASSERT_EQ(g::float_to_half(mine), bits) << h;
+  }
+}
+
+TEST(GgmlRefHalf, RoundsToNearestEvenAtTiesSubnormalsAndOverflow) {
+  const struct {
+    float f;
+    uint16_t h;
+  } cases[] = {
+      {1.0f + std::ldexp(1.0f, -11), 0x3C00},                          // tie, even stays
+      {1.0f + 3 * std::ldexp(1.0f, -11), 0x3C02},                      // tie, odd goes up
+      {1.0f + std::ldexp(1.0f, -11) + std::ldexp(1.0f, -20), 0x3C01},  // above the tie
+      {65504.0f, 0x7BFF},
+      {65519.996f, 0x7BFF},  // just below the tie with 2^16
+      {65520.0f, 0x7C00},    // tie with 2^16: even code is inf
+      {1e10f, 0x7C00},
+      {-1e10f, 0xFC00},
+      {std::ldexp(1.0f, -14), 0x0400},                          // smallest normal
+      {std::ldexp(1.0f, -14) - std::ldexp(1.0f, -25), 0x0400},  // tie 0x3FF / 0x400: even
+      {std::ldexp(1.0f, -24), 0x0001},                          // smallest subnormal
+      {std::ldexp(1.0f, -25), 0x0000},                          // tie with 0: even
+      {std::ldexp(1.0f, -25) * 1.0000001f, 0x0001},
+      {3 * std::ldexp(1.0f, -25), 0x0002},  // tie 1 / 2: even
+      {5 * std::ldexp(1.0f, -25), 0x0002},  // tie 2 / 3: even
+      {std::ldexp(1.0f, -30), 0x0000},
+      {-std::ldexp(1.0f, -30), 0x8000},
+      {-0.0f, 0x8000},
+      {1e-45f, 0x0000},  // float subnormal
+      {-2.5f, 0xC100},
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(g::float_to_half(c.f), c.h) << c.f;
+    EXPECT_EQ(compiler_half(c.f), c.h) << c.f;  // the table itself agrees with the compiler
+  }
+  EXPECT_EQ(g::float_to_half(INFINITY), 0x7C00);
+  EXPECT_EQ(g::float_to_half(-INFINITY), 0xFC00);
+  EXPECT_TRUE(std::isnan(g::half_to_float(g::float_to_half(NAN))));
+  EXPECT_EQ(g::float_to_half(NAN) & 0x7C00, 0x7C00);
+}
+
+TEST(GgmlRefHalf, RandomFloatsRoundLikeTheCompiler) {
+  std::mt19937 rng(7);
+  for (int i = 0; i < 2000000; ++i) {
+    uint32_t u = rng();
+    // Concentrate on the exponents that matter to half: 2^-26 .. 2^17.
+    u = (u & 0x807FFFFFu) | ((100u + (u >> 23) % 44u) << 23);
+    float f;
+    std::memcpy(&f, &u, 4);
+    ASSERT_EQ(g::float_to_half(f), compiler_half(f)) << std::hexfloat << f;
+  }
+}
+
+// ---- hand-built blocks, decoded by walking bytes in ggml's dequantize_row order -------------
+
+std::vector<uint8_t> pattern(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<uint8_t> b(n);
+  for (auto& v : b) v = static_cast<uint8_t>(rng());
+  return b;
+}
+void put_half(std::vector<uint8_t>& b, size_t at, float v) {
+  const uint16_t h = g::float_to_half(v);
+  b[at] = static_cast<uint8_t>(h & 0xFF);
+  b[at + 1] = static_cast<uint8_t>(h >> 8);
+}
+void expect_values(QType t, const std::vector<uint8_t>& b, const std::vector<double>& want) {
+  const auto got = g::dequantize(t, b.data(), want.size());
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i)
+    ASSERT_EQ(got[i], want[i]) << g::info(t).name << " value " << i;
+}
+
+TEST(GgmlRefKnown, Q4_0LiteralBlock) {
+  std::vector<uint8_t> b(18);
+  put_half(b, 0, 0.5f);
+  for (int j = 0; j < 16; ++j) b[2 + j] = static_cast<uint8_t>(j | ((15 - j) << 4));
+  std::vector<double> want(32);
+  for (int j = 0; j < 16; ++j) {
+    want[j] = (j - 8) * 0.5;       // low nibbles: -4 .. 3.5
+    want[16 + j] = (7 - j) * 0.5;  // high nibbles: 3.5 .. -4
+  }
+  expect_values(QType::q4_0, b, want);
+}
+
+TEST(GgmlRefKnown, LegacyBlocksWalkedByteByByte) {
+  for (int blocks : {1, 3}) {
+    // q4_1, q5_0, q5_1 with scales 0.25, mins -1.5, fifth bits from the raw qh word.
+    for (QType t : {QType::q4_0, QType::q4_1, QType::q5_0, QType::q5_1, QType::q8_0, QType::q8_1}) {
+      const size_t bytes = g::info(t).block_bytes;
+      auto b = pattern(bytes * blocks, 11 + blocks);
+      std::vector<double> want;
+      for (int i = 0; i < blocks; ++i) {
+        const size_t o = i * bytes;
+        const float d = 0.25f * (i + 1), m = -1.5f + i;
+        put_half(b, o, d);
+        if (t == QType::q4_1 || t == QType::q5_1 || t == QType::q8_1) put_half(b, o + 2, m);
+        std::vector<double> y(32);
+        if (t == QType::q8_0 || t == QType::q8_1) {
+          const size_t q0 = o + (t == QType::q8_0 ? 2 : 4);
+          for (int j = 0; j < 32; ++j)
+            y[j] = static_cast<int8_t>(b[q0 + j]) * static_cast<double>(d);
+        } else {
+          const bool five = t == QType::q5_0 || t == QType::q5_1;
+          const bool has_min = t == QType::q4_1 || t == QType::q5_1;
+          const size_t qh_at = o + (has_min ? 4 : 2);
+          const size_t qs_at = qh_at + (five ? 4 : 0);
+          const uint32_t qh = five ? (b[qh_at] | b[qh_at + 1] << 8 | b[qh_at + 2] << 16 |
+                                      static_cast<uint32_t>(b[qh_at + 3]) << 24)
+                                   : 0;
+          for (int j = 0; j < 16; ++j) {
+            int x0 = b[qs_at + j] & 0x0F, x1 = b[qs_at + j] >> 4;
+            if (five) {
+              x0 |= ((qh >> j) << 4) & 0x10;
+              x1 |= (qh >> (j + 12)) & 0x10;
+            }
+            const int off = has_min ? 0 : (five ? 16 : 8);
+            y[j] = (x0 - off) * static_cast<double>(d) + (has_min ? m : 0.0);
+            y[j + 16] = (x1 - off) * static_cast<double>(d) + (has_min ? m : 0.0);
+          }
+        }
+        want.insert(want.end(), y.begin(), y.end());
+      }
+      SCOPED_TRACE(g::info(t).name);
+      expect_values(t, b, want);
+    }
+  }
+}
+
+// K-quants: expected values follow ggml's dequantize_row_* loops (output pointer walking
+// through 128- or 64-value chunks), independent of the reference's per-value index formulas.
+std::vector<double> walk_q2_K(const uint8_t* x) {
+  std::vector<double> y;
+  const double d = g::half_to_float(x[80] | x[81] << 8),
+               dmin = g::half_to_float(x[82] | x[83] << 8);
+  const uint8_t* q = x + 16;
+  int is = 0;
+  for (int n = 0; n < 256; n += 128, q += 32) {
+    for (int shift = 0; shift < 8; shift += 2) {
+      for (int half = 0; half < 2; ++half) {
+        const uint8_t sc = x[is++];
+        for (int l = 0; l < 16; ++l)
+          y.push_back(d * (sc & 0xF) * ((q[l + 16 * half] >> shift) & 3) - dmin * (sc >> 4));
+      }
+    }
+  }
+  return y;
+}
+std::vector<double> walk_q3_K(const uint8_t* x) {
+  std::vector<double> y;
+  const double d = g::half_to_float(x[108] | x[109] << 8);
+  const uint8_t* sb = x + 96;
+  int sc[16];
+  for (int j = 0; j < 16; ++j) {
+    const int low = j < 8 ? sb[j] & 0xF : sb[j - 8] >> 4;
+    sc[j] = (low | (((sb[8 + j % 4] >> (2 * (j / 4))) & 3) << 4)) - 32;
+  }
+  const uint8_t* q = x + 32;
+  uint8_t m = 1;
+  int is = 0;
+  for (int n = 0; n < 256; n += 128, q += 32) {
+    for (int shift = 0; shift < 8; shift += 2, m = static_cast<uint8_t>(m << 1)) {
+      for (int half = 0; half < 2; ++half) {
+        const double dl = d * sc[is++];
+        for (int l = 0; l < 16; ++l) {
+          const int k = l + 16 * half;
+          y.push_back(dl * (((q[k] >> shift) & 3) - ((x[k] & m) ? 0 : 4)));
+        }
+      }
+    }
+  }
+  return y;
+}
+void scale_min_k4(int j, const uint8_t* q, int& d, int& m) {
+  if (j < 4) {
+    d = q[j] & 63;
+    m = q[j + 4] & 63;
+  } else {
+    d = (q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4);
+    m = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
+  }
+}
+std::vector<double> walk_q45_K(const uint8_t* x, bool five) {
+  std::vector<double> y;
+  const double d = g::half_to_float(x[0] | x[1] << 8), dmin = g::half_to_float(x[2] | x[3] << 8);
+  const uint8_t* qh = x + 16;
+  const uint8_t* ql = x + (five ? 48 : 16);
+  int is = 0;
+  uint8_t u1 = 1, u2 = 2;
+  for (int j = 0; j < 256; j += 64, ql += 32, is += 2) {
+    int sc1, m1, sc2, m2;
+    scale_min_k4(is, x + 4, sc1, m1);
+    scale_min_k4(is + 1, x + 4, sc2, m2);
+    for (int l = 0; l < 32; ++l)
+      y.push_back(d * sc1 * ((ql[l] & 0xF) + (five && (qh[l] & u1) ? 16 : 0)) - dmin * m1);
+    for (int l = 0; l < 32; ++l)
+      y.push_back(d * sc2 * ((ql[l] >> 4) + (five && (qh[l] & u2) ? 16 : 0)) - dmin * m2);
+    u1 = static_cast<uint8_t>(u1 << 2);
+    u2 = static_cast<uint8_t>(u2 << 2);
+  }
+  return y;
+}
+std::vector<double> walk_q6_K(const uint8_t* x) {
+  std::vector<double> y(256);
+  const double d = g::half_to_float(x[208] | x[209] << 8);
+  const uint8_t* ql = x;
+  const uint8_t* qh = x + 128;
+  const int8_t* sc = reinterpret_cast<const int8_t*>(x + 192);
+  for (int n = 0; n < 256; n += 128, ql += 64, qh += 32, sc += 8) {
+    for (int l = 0; l < 32; ++l) {
+      const int is = l / 16;
+      y[n + l] = d * sc[is] * (((ql[l] & 0xF) | (((qh[l] >> 0) & 3) << 4)) - 32);
+      y[n + l + 32] = d * sc[is + 2] * (((ql[l + 32] & 0xF) | (((qh[l] >> 2) & 3) << 4)) - 32);
+      y[n + l + 64] = d * sc[is + 4] * (((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) - 32);
+      y[n + l + 96] = d * sc[is + 6] * (((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) - 32);
+    }
+  }
+  return y;
+}
+
+TEST(GgmlRefKnown, KQuantBlocksWalkedInGgmlOrder) {
+  for (int blocks : {1, 2}) {
+    for (QType t : {QType::q2_K, QType::q3_K, QType::q4_K, QType::q5_K, QType::q6_K, QType::q8_K}) {
+      const size_t bytes = g::info(t).block_bytes;
+      auto b = pattern(bytes * blocks, 100 + static_cast<uint32_t>(t) + blocks);
+      std::vector<double> want;
+      for (int i = 0; i < blocks; ++i) {
+        uint8_t* x = b.data() + i * bytes;
+        std::vector<double> y;
+        switch (t) {
+          case QType::q2_K:
+            put_half(b, i * bytes + 80, 0.125f * (i + 1));
+            put_half(b, i * bytes + 82, -0.75f);
+            y = walk_q2_K(x);
+            break;
+          case QType::q3_K:
+            put_half(b, i * bytes + 108, 0.0625f * (i + 1));
+            y = walk_q3_K(x);
+            break;
+          case QType::q4_K:
+          case QType::q5_K:
+            put_half(b, i * bytes, 0.03125f * (i + 1));
+            put_half(b, i * bytes + 2, 0.5f);
+            y = walk_q45_K(x, t == QType::q5_K);
+            break;
+          case QType::q6_K:
+            put_half(b, i * bytes + 208, -0.0078125f * (i + 1));
+            y = walk_q6_K(x);
+            break;
+          default: {  // q8_K: float d, then 256 signed bytes
+            const float d = 0.001f * (i + 1);
+            std::memcpy(x, &d, 4);
+            for (int v = 0; v < 256; ++v)
+              y.push_back(static_cast<int8_t>(x[4 + v]) * static_cast<double>(d));
+          }
+        }
+        ASSERT_EQ(y.size(), 256u);
+        want.insert(want.end(), y.begin(), y.end());
+      }
+      SCOPED_TRACE(g::info(t).name);
+      expect_values(t, b, want);
+    }
+  }
+}
+
+TEST(GgmlRefKnown, Q6_KLiteralValues) {
+  std::vector<uint8_t> b(210, 0);
+  put_half(b, 208, 2.0f);
+  b[192] = static_cast<uint8_t>(-3);  // scale of values 0..15
+  b[192 + 5] = 7;                     // scale of values 80..95
+  b[0] = 0x5F;                        // value 0: low nibble F; value 64: low nibble 5
+  b[128] = 0xE3;                      // value 0: high bits 3; value 32: 0; value 64: 2; value 96: 3
+  b[32 + 16] = 0x01;                  // value 48 (r = 1, l = 16): low nibble 1
+  const auto y = g::dequantize(QType::q6_K, b.data(), 256);
+  EXPECT_EQ(y[0], 2.0 * -3 * ((0xF | 3 << 4) - 32));  // 63 - 32 = 31
+  EXPECT_EQ(y[32], 2.0 * 0);                          // scale of group 2 is 0
+  EXPECT_EQ(y[64], 2.0 * b[192 + 4] * ((5 | 2 << 4) - 32));
+  EXPECT_EQ(y[96], 0.0);                 // group 6 scale 0
+  EXPECT_EQ(y[80], 2.0 * 7 * (0 - 32));  // nothing set: q = -32
+  EXPECT_EQ(y[48], 0.0);                 // group 3 scale 0
+}
+
+// ---- quantized bytes of known inputs --------------------------------------------------------
+
+TEST(GgmlRefQuantize, Q4_0FieldsOfASimpleRamp) {
+  std::vector<float> x(32, 0.0f);
+  for (int j = 0; j < 16; ++j) x[j] = static_cast<float>(j - 8);  // extreme -8 at j = 0
+  const auto b = g::quantize(QType::q4_0, x.data(), 32);
+  ASSERT_EQ(b.size(), 18u);
+  EXPECT_EQ(b[0] | b[1] << 8, 0x3C00);  // d = -8 / -8 = 1
+  for (int j = 0; j < 16; ++j) {
+    EXPECT_EQ(b[2 + j] & 0xF, j) << j;  // q = trunc(x + 8.5) = j
+    EXPECT_EQ(b[2 + j] >> 4, 8) << j;   // zeros sit at q = 8
+  }
+}
+
+TEST(GgmlRefQuantize, Q8_0FieldsAndRoundingHalfAwayFromZero) {
+  std::vector<float> x(32);
+  for (int j = 0; j < 32; ++j) x[j] = static_cast<float>(j - 16);
+  const auto b = g::quantize(QType::q8_0, x.data(), 32);
+  EXPECT_EQ(b[0] | b[1] << 8, g::float_to_half(16.0f / 127.0f));
+  for (int j = 0; j < 32; ++j)
+    EXPECT_EQ(static_cast<int8_t>(b[2 + j]), std::lround((j - 16) * 127.0 / 16.0)) << j;
+  // amax 127 gives d = 1 and id = 1 exactly, so x.5 hits roundf's ties: away from zero.
+  std::vector<float> t(32, 0.0f);
+  t[0] = 127.0f;
+  t[1] = 2.5f;
+  t[2] = -2.5f;
+  t[3] = 0.5f;
+  t[4] = -0.5f;
+  const auto c = g::quantize(QType::q8_0, t.data(), 32);
+  EXPECT_EQ(c[0] | c[1] << 8, 0x3C00);
+  const int want[5] = {127, 3, -3, 1, -1};
+  for (int j = 0; j < 5; ++j) EXPECT_EQ(static_cast<int8_t>(c[2 + j]), want[j]) << j;
+}
+
+TEST(GgmlRefQuantize, Q8_KRoundsHalfToEvenAndSumsGroups) {
+  std::vector<float> x(256);
+  for (int v = 0; v < 256; ++v) x[v] = static_cast<float>(v - 128);  // extreme -128 at v = 0
+  const auto b = g::quantize(QType::q8_K, x.data(), 256);
+  float d;
+  std::memcpy(&d, b.data(), 4);
+  EXPECT_EQ(d, 1.0f / (-127.0f / -128.0f));
+  int8_t q[256];
+  std::memcpy(q, b.data() + 4, 256);
+  for (int v = 0; v < 256; ++v) {
+    // x * 127 / 128 is exact in float; ties (x = +-64 -> +-63.5) go to the even level 64.
+    EXPECT_EQ(q[v], static_cast<int>(std::nearbyint((v - 128) * 127.0 / 128.0))) << v;
+  }
+  EXPECT_EQ(q[64], -64);
+  EXPECT_EQ(q[192], 64);
+  for (int grp = 0; grp < 16; ++grp) {
+    int sum = 0;
+    for (int i = 0; i < 16; ++i) sum += q[16 * grp + i];
+    EXPECT_EQ(static_cast<int16_t>(b[260 + 2 * grp] | b[261 + 2 * grp] << 8), sum) << grp;
+  }
+}
+
+TEST(GgmlRefQuantize, Q8_1OfGgmlStoresTheSumOfLevelsTimesD) {
+  std::vector<float> x(32);
+  for (int j = 0; j < 32; ++j) x[j] = 0.3f * static_cast<float>(j) - 2.0f;
+  const auto b = g::quantize(QType::q8_1, x.data(), 32);
+  const float d = g::half_to_float(static_cast<uint16_t>(b[0] | b[1] << 8));
+  EXPECT_EQ(b[0] | b[1] << 8, g::float_to_half(7.3f / 127.0f));
+  int sum = 0;
+  for (int j = 0; j < 32; ++j) sum += static_cast<int8_t>(b[4 + j]);
+  EXPECT_EQ(b[2] | b[3] << 8, g::float_to_half(static_cast<float>(sum) * (7.3f / 127.0f)));
+  (void)d;
+}
+
+// candle's quantized_tests.rs: 0 .. 127 quantized and dequantized (an independent port of ggml).
+TEST(GgmlRefQuantize, CandleRampVectors) {
+  std::vector<float> x(128);
+  for (int i = 0; i < 128; ++i) x[i] = static_cast<float>(i);
+  const double q4_0[128] = {
+      -0.0,    -0.0,    3.875,   3.875,   3.875,   3.875,   7.75,    7.75,    7.75,    7.75,
+      11.625,  11.625,  11.625,  11.625,  15.5,    15.5,    15.5,    15.5,    19.375,  19.375,
+      19.375,  19.375,  23.25,   23.25,   23.25,   23.25,   27.125,  27.125,  27.125,  27.125,
+      31.0,    31.0,    31.5,    31.5,    31.5,    31.5,    39.375,  39.375,  39.375,  39.375,
+      39.375,  39.375,  39.375,  39.375,  47.25,   47.25,   47.25,   47.25,   47.25,   47.25,
+      47.25,   47.25,   55.125,  55.125,  55.125,  55.125,  55.125,  55.125,  55.125,  55.125,
+      63.0,    63.0,    63.0,    63.0,    59.375,  59.375,  71.25,   71.25,   71.25,   71.25,
+      71.25,   71.25,   71.25,   71.25,   71.25,   71.25,   71.25,   71.25,   83.125,  83.125,
+      83.125,  83.125,  83.125,  83.125,  83.125,  83.125,  83.125,  83.125,  83.125,  83.125,
+      95.0,    95.0,    95.0,    95.0,    95.0,    95.0,    95.25,   95.25,   95.25,   95.25,
+      95.25,   95.25,   95.25,   95.25,   111.125, 111.125, 111.125, 111.125, 111.125, 111.125,
+      111.125, 111.125, 111.125, 111.125, 111.125, 111.125, 111.125, 111.125, 111.125, 111.125,
+      127.0,   127.0,   127.0,   127.0,   127.0,   127.0,   127.0,   127.0};
+  const auto y0 = g::dequantize(QType::q4_0, g::quantize(QType::q4_0, x.data(), 128).data(), 128);
+  for (int i = 0; i < 128; ++i) EXPECT_EQ(y0[i], q4_0[i]) << i;
+  EXPECT_TRUE(std::signbit(y0[0]));  // (8 - 8) * -3.875 is -0
+  // q5_1 reproduces every integer exactly (d = 31/31 = 1 per block).
+  const auto y51 = g::dequantize(QType::q5_1, g::quantize(QType::q5_1, x.data(), 128).data(), 128);
+  for (int i = 0; i < 128; ++i) EXPECT_EQ(y51[i], i) << i;
+  // candle compares q4_1 / q5_0 rounded to 3 decimals (half away from zero): its full lists.
+  const double q4_1[128] = {
+      0.0,     0.0,     2.066,   2.066,   4.133,   4.133,   6.199,   6.199,   8.266,   8.266,
+      10.332,  10.332,  12.398,  12.398,  14.465,  14.465,  16.531,  16.531,  18.598,  18.598,
+      20.664,  20.664,  22.73,   22.73,   24.797,  24.797,  26.863,  26.863,  28.93,   28.93,
+      30.996,  30.996,  32.0,    32.0,    34.066,  34.066,  36.133,  36.133,  38.199,  38.199,
+      40.266,  40.266,  42.332,  42.332,  44.398,  44.398,  46.465,  46.465,  48.531,  48.531,
+      50.598,  50.598,  52.664,  52.664,  54.73,   54.73,   56.797,  56.797,  58.863,  58.863,
+      60.93,   60.93,   62.996,  62.996,  64.0,    64.0,    66.066,  66.066,  68.133,  68.133,
+      70.199,  70.199,  72.266,  72.266,  74.332,  74.332,  76.398,  76.398,  78.465,  78.465,
+      80.531,  80.531,  82.598,  82.598,  84.664,  84.664,  86.73,   86.73,   88.797,  88.797,
+      90.863,  90.863,  92.93,   92.93,   94.996,  94.996,  96.0,    96.0,    98.066,  98.066,
+      100.133, 100.133, 102.199, 102.199, 104.266, 104.266, 106.332, 106.332, 108.398, 108.398,
+      110.465, 110.465, 112.531, 112.531, 114.598, 114.598, 116.664, 116.664, 118.73,  118.73,
+      120.797, 120.797, 122.863, 122.863, 124.93,  124.93,  126.996, 126.996};
+  const double q5_0[128] = {
+      -0.0,    1.938,   1.938,   3.875,   3.875,   5.813,   5.813,   7.75,    7.75,    9.688,
+      9.688,   11.625,  11.625,  13.563,  13.563,  15.5,    15.5,    17.438,  17.438,  19.375,
+      19.375,  21.313,  21.313,  23.25,   23.25,   25.188,  25.188,  27.125,  27.125,  29.063,
+      29.063,  31.0,    31.5,    31.5,    35.438,  35.438,  35.438,  35.438,  39.375,  39.375,
+      39.375,  39.375,  43.313,  43.313,  43.313,  43.313,  47.25,   47.25,   47.25,   47.25,
+      51.188,  51.188,  51.188,  51.188,  55.125,  55.125,  55.125,  55.125,  59.063,  59.063,
+      59.063,  59.063,  63.0,    63.0,    65.313,  65.313,  65.313,  65.313,  65.313,  71.25,
+      71.25,   71.25,   71.25,   71.25,   71.25,   77.188,  77.188,  77.188,  77.188,  77.188,
+      77.188,  83.125,  83.125,  83.125,  83.125,  83.125,  83.125,  89.063,  89.063,  89.063,
+      89.063,  89.063,  89.063,  95.0,    95.0,    95.0,    95.25,   95.25,   95.25,   95.25,
+      103.188, 103.188, 103.188, 103.188, 103.188, 103.188, 103.188, 103.188, 111.125, 111.125,
+      111.125, 111.125, 111.125, 111.125, 111.125, 111.125, 119.063, 119.063, 119.063, 119.063,
+      119.063, 119.063, 119.063, 119.063, 127.0,   127.0,   127.0,   127.0};
+  const auto y41 = g::dequantize(QType::q4_1, g::quantize(QType::q4_1, x.data(), 128).data(), 128);
+  const auto y50 = g::dequantize(QType::q5_0, g::quantize(QType::q5_0, x.data(), 128).data(), 128);
+  auto round3 = [](double v) { return std::round(static_cast<float>(v) * 1000.0f) / 1000.0; };
+  for (int i = 0; i < 128; ++i) {
+    EXPECT_NEAR(round3(y41[i]), q4_1[i], 1e-9) << i;
+    EXPECT_NEAR(round3(y50[i]), q5_0[i], 1e-9) << i;
+  }
+}
+
+TEST(GgmlRefQuantize, ZeroInputGivesZeroValuesAndZeroKQuantBytes) {
+  const std::vector<float> x(512, 0.0f);
+  for (QType t : g::kAllTypes) {
+    const auto b = g::quantize(t, x.data(), x.size());
+    const auto y = g::dequantize(t, b.data(), x.size());
+    for (double v : y) ASSERT_EQ(v, 0.0) << g::info(t).name;
+    if (g::info(t).block_values == 256) {
+      for (uint8_t v : b) ASSERT_EQ(v, 0) << g::info(t).name;
+    }
+  }
+}
+
+TEST(GgmlRefQuantize, BadInputThrows) {
+  std::vector<float> x(256, 1.0f);
+  EXPECT_THROW(g::quantize(QType::q4_0, x.data(), 33), std::invalid_argument);
+  EXPECT_THROW(g::quantize(QType::q4_K, x.data(), 128), std::invalid_argument);
+  EXPECT_THROW(g::dequantize(QType::q6_K, std::vector<uint8_t>(210).data(), 255),
+               std::invalid_argument);
+  x[17] = NAN;
+  EXPECT_THROW(g::quantize(QType::q8_0, x.data(), 256), std::invalid_argument);
+  x[17] = INFINITY;
+  EXPECT_THROW(g::quantize(QType::q2_K, x.data(), 256), std::invalid_argument);
+  EXPECT_TRUE(g::quantize(QType::q4_0, x.data(), 0).empty());
+}
+
+// ---- round trips -------------------------------------------------------------------------------
+
+// candle's (and ggml's) "total error": sqrt(sum of squared errors) / n, on 0.1 + 2 cos(i + offset)
+// over 4096 values, with the dequantized values rounded to f32 as candle's dequantize returns them.
+double candle_total_error(QType t, const std::vector<float>& x) {
+  const auto y = g::dequantize(t, g::quantize(t, x.data(), x.size()).data(), x.size());
+  double sum = 0.0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double e = static_cast<double>(static_cast<float>(y[i])) - x[i];
+    sum += e * e;
+  }
+  return std::sqrt(sum) / static_cast<double>(x.size());
+}
+double candle_bound(QType t) {
+  return t == QType::q2_K ? 0.0075 : (t == QType::q3_K ? 0.004 : 0.002);
+}
+
+TEST(GgmlRefRoundTrip, CandleCosineVectorWithinCandleBounds) {
+  for (float offset : {0.0f, 0.5f, 3.0f}) {
+    std::vector<float> x(4096);
+    for (size_t i = 0; i < x.size(); ++i)
+      x[i] = 0.1f + 2.0f * std::cos(static_cast<float>(i) + offset);
+    for (QType t : g::kAllTypes) {
+      const double err = candle_total_error(t, x);
+      EXPECT_LE(err, candle_bound(t)) << g::info(t).name << " offset " << offset;
+    }
+  }
+}
+
+// A true root-mean-square error for uniform values in [-1, 1] at one block, several blocks and
+// k = 4096. Rounding to levels of step s alone gives s / sqrt(12) (q4_0: 0.036, q8_0: 0.0023);
+// the bounds are about 1.2x the worst block-sized RMSE measured, so a wrong level or scale shows.
+TEST(GgmlRefRoundTrip, UniformDataRmsErrorPerFormat) {
+  const struct {
+    QType t;
+    double bound;
+  } cases[] = {{QType::q4_0, 0.055}, {QType::q4_1, 0.050},  {QType::q5_0, 0.028},
+               {QType::q5_1, 0.025}, {QType::q8_0, 0.0030}, {QType::q8_1, 0.0030},
+               {QType::q2_K, 0.175}, {QType::q3_K, 0.095},  {QType::q4_K, 0.042},
+               {QType::q5_K, 0.021}, {QType::q6_K, 0.0097}, {QType::q8_K, 0.0030}};
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (const auto& c : cases) {
+    const size_t bv = g::info(c.t).block_values;
+    for (size_t n : {bv, 5 * bv, size_t{4096}}) {
+      std::vector<float> x(n);
+      for (auto& v : x) v = dist(rng);
+      const auto b = g::quantize(c.t, x.data(), n);
+      ASSERT_EQ(b.size(), n / bv * g::info(c.t).block_bytes);
+      const auto y = g::dequantize(c.t, b.data(), n);
+      double sum = 0.0;
+      for (size_t i = 0; i < n; ++i) sum += (y[i] - x[i]) * (y[i] - x[i]);
+      EXPECT_LE(std::sqrt(sum / n), c.bound) << g::info(c.t).name << " n " << n;
+    }
+  }
+}
+
+}  // namespace
