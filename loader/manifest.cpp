@@ -43,6 +43,11 @@ bool parse_param_type(std::string_view type, ParamKind* kind, uint32_t* size, ui
   if (t.substr(0, 6) == "const ") t.remove_prefix(6);
   const bool pointer = !t.empty() && t.back() == '*';
   if (pointer) t.remove_suffix(1);
+  // void only as a pointee: candle's raw byte buffers (quantized blocks) are `const void*`.
+  if (pointer && t == "void") {
+    *kind = ParamKind::kPointer, *size = 8, *align = 8;
+    return true;
+  }
   for (const TypeInfo& s : kScalars) {
     if (s.name == t) {
       if (pointer) {

@@ -55,7 +55,8 @@ struct Manifest {
   int64_t module_index(std::string_view module) const noexcept;
 };
 
-// Parses one parameter type ("const bf16*", "usize", ...). False if unknown.
+// Parses one parameter type ("const bf16*", "usize", "const void*", ...). False if unknown;
+// "void" is known only as a pointee.
 bool parse_param_type(std::string_view type, ParamKind* kind, uint32_t* size, uint32_t* align);
 
 // Parses a combined manifest {"format": 1, "modules": [{"module": ..., "kernels": [...]}, ...]}

@@ -104,14 +104,14 @@ inline std::vector<uint8_t> quantize_q8_1_rows(const float* x, size_t rows, size
   return out;
 }
 
-// One weight row (k values of a weight format) times one q8_1 row (at least k / 32 blocks), as
-// the MMVQ kernels compute it: exact integer sums, the stored scales, products and sum in double
-// (per-format formulas in ggml_ref_dot.hpp).
-inline double dot_q8_1(QType t, const uint8_t* weight_row, const uint8_t* q8_1_row, size_t k) {
-  const detail::DotBlock fn = detail::codec(t).dot;
-  require(fn != nullptr, std::string("dot_q8_1: ") + info(t).name + " is not a weight format");
-  const size_t blocks = detail::whole_blocks(t, k, "dot_q8_1");
-  require((weight_row != nullptr && q8_1_row != nullptr) || k == 0, "dot_q8_1: null input");
+namespace detail {
+
+inline double dot_row(QType t, const uint8_t* weight_row, const uint8_t* q8_1_row, size_t k,
+                      DotBlock fn, const char* who) {
+  require(fn != nullptr, std::string(who) + ": " + info(t).name + " is not a weight format");
+  const size_t blocks = whole_blocks(t, k, who);
+  require((weight_row != nullptr && q8_1_row != nullptr) || k == 0,
+          std::string(who) + ": null input");
   const QTypeInfo& i = info(t);
   const size_t act_per_block = i.block_values / 32;
   double sum = 0.0;
@@ -119,6 +119,24 @@ inline double dot_q8_1(QType t, const uint8_t* weight_row, const uint8_t* q8_1_r
     sum += fn(weight_row + b * i.block_bytes, q8_1_row + b * act_per_block * 36);
   }
   return sum;
+}
+
+}  // namespace detail
+
+// One weight row (k values of a weight format) times one q8_1 row (at least k / 32 blocks), as
+// the MMVQ kernels compute it: exact integer sums, the stored scales, products and sum in double
+// (per-format formulas in ggml_ref_dot.hpp).
+inline double dot_q8_1(QType t, const uint8_t* weight_row, const uint8_t* q8_1_row, size_t k) {
+  return detail::dot_row(t, weight_row, q8_1_row, k, detail::codec(t).dot, "dot_q8_1");
+}
+
+// The same product as the MMQ kernels (mul_mat_*) compute it: identical to dot_q8_1 except for
+// q4_K and q5_K, whose min term uses the q8_1 blocks' stored sums s_a (dmin Σ_g m_g s_a).
+inline double dot_q8_1_mmq(QType t, const uint8_t* weight_row, const uint8_t* q8_1_row, size_t k) {
+  const detail::DotBlock fn = t == QType::q4_K   ? detail::dot_q4_K_mmq
+                              : t == QType::q5_K ? detail::dot_q5_K_mmq
+                                                 : detail::codec(t).dot;
+  return detail::dot_row(t, weight_row, q8_1_row, k, fn, "dot_q8_1_mmq");
 }
 
 }  // namespace ref::ggml

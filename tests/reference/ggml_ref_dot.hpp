@@ -17,12 +17,16 @@
 // d_a is that of the q8_1 block holding the group (two 16-groups share one). For q8_0 and the
 // K-quants this equals Σ dequantize(w) * (d_a qa) exactly; q4_0 .. q5_1 use the stored float sum
 // s_a in place of d_a Σ qa, so they differ from that by offset * (s_a - d_a Σ qa) per block.
+// The MMQ kernels (mul_mat_*) compute the same except for q4_K and q5_K, whose min term there is
+// dmin Σ_g m_g s_a (each 32-group is one q8_1 block): Form::mmq selects that.
 #pragma once
 
 #include "ggml_ref_kquants.hpp"
 #include "ggml_ref_legacy.hpp"
 
 namespace ref::ggml::detail {
+
+enum class Form { mmvq, mmq };
 
 struct Q81 {  // one q8_1 activation block, decoded
   double d, s;
@@ -76,7 +80,7 @@ inline double dot_q8_0(const uint8_t* w, const uint8_t* a) {
 // 256 / groups values; level(v) is value v's unsigned level, scale_min(g) its scale and min.
 template <typename Level, typename ScaleMin>
 double dot_affine_k(double d, double dmin, int groups, const uint8_t* a, Level level,
-                    ScaleMin scale_min) {
+                    ScaleMin scale_min, Form form = Form::mmvq) {
   const int len = 256 / groups;
   double sum_d = 0.0, sum_m = 0.0;
   for (int g = 0; g < groups; ++g) {
@@ -88,7 +92,7 @@ double dot_affine_k(double d, double dmin, int groups, const uint8_t* a, Level l
     int sc, m;
     scale_min(g, &sc, &m);
     sum_d += x.d * static_cast<double>(sc * sumi);
-    sum_m += x.d * static_cast<double>(m * sum_q(qa, len));
+    sum_m += form == Form::mmq ? x.s * m : x.d * static_cast<double>(m * sum_q(qa, len));
   }
   return d * sum_d - dmin * sum_m;
 }
@@ -100,16 +104,28 @@ inline double dot_q2_K(const uint8_t* w, const uint8_t* a) {
         *m = w[g] >> 4;
       });
 }
-inline double dot_q4_K(const uint8_t* w, const uint8_t* a) {
+inline double dot_q4_K_form(const uint8_t* w, const uint8_t* a, Form form) {
   return dot_affine_k(
       load_half(w), load_half(w + 2), 8, a, [&](int v) { return k4_nibble(w + 16, v); },
-      [&](int g, int* sc, int* m) { k4_scale_min(w + 4, g, sc, m); });
+      [&](int g, int* sc, int* m) { k4_scale_min(w + 4, g, sc, m); }, form);
 }
-inline double dot_q5_K(const uint8_t* w, const uint8_t* a) {
+inline double dot_q5_K_form(const uint8_t* w, const uint8_t* a, Form form) {
   return dot_affine_k(
       load_half(w), load_half(w + 2), 8, a,
       [&](int v) { return k4_nibble(w + 48, v) | (((w[16 + v % 32] >> (v / 32)) & 1) << 4); },
-      [&](int g, int* sc, int* m) { k4_scale_min(w + 4, g, sc, m); });
+      [&](int g, int* sc, int* m) { k4_scale_min(w + 4, g, sc, m); }, form);
+}
+inline double dot_q4_K(const uint8_t* w, const uint8_t* a) {
+  return dot_q4_K_form(w, a, Form::mmvq);
+}
+inline double dot_q5_K(const uint8_t* w, const uint8_t* a) {
+  return dot_q5_K_form(w, a, Form::mmvq);
+}
+inline double dot_q4_K_mmq(const uint8_t* w, const uint8_t* a) {
+  return dot_q4_K_form(w, a, Form::mmq);
+}
+inline double dot_q5_K_mmq(const uint8_t* w, const uint8_t* a) {
+  return dot_q5_K_form(w, a, Form::mmq);
 }
 
 // q3_K, q6_K: d Σ_g d_a sc_g Σ q qa over 16 groups of 16 signed levels.

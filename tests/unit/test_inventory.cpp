@@ -434,6 +434,47 @@ TEST_F(Inventory, CandleCoverageCountsHaveWantMissingMismatchedAndExtras) {
   EXPECT_EQ(r.coverage[0].extras, std::vector<std::string>{"tiny_flags"});
 }
 
+// A module hkb implements in parts: its symbols of a later phase may be missing (counted, and
+// named in a note) while the present ones must match; --require-all-modules wants them all.
+TEST_F(Inventory, LaterPhaseSymbolsMayBeMissingFromAModule) {
+  write_bytes(bundle_path(), tiny_);
+  const std::string tsv = (dir_ / "abi.tsv").string();
+  write_text(tsv,
+             "phase\tmodule\tsymbol\tparams\n"
+             "2-quantized\tTINY\ttiny_axpy\tconst size_t numel; const float a; const void * "
+             "__restrict__ x; float *y\n"
+             "2-quantized\tTINY\ttiny_later\tconst void * __restrict__ vx; float * y\n"
+             "2-quantized\tTINY\ttiny_later2\tconst int k\n");
+  CheckOptions o = options();
+  o.candle_abi_path = tsv;
+  CheckResult r = run_check(o);
+  EXPECT_TRUE(r.ok()) << check_text(r);
+  ASSERT_EQ(r.coverage.size(), 1u);
+  EXPECT_EQ(r.coverage[0].have, 1u);
+  EXPECT_EQ(r.coverage[0].want, 3u);
+  EXPECT_EQ(r.coverage[0].missing, (std::vector<std::string>{"tiny_later", "tiny_later2"}));
+  EXPECT_TRUE(any_contains(r.notes, "tiny (phase 2-quantized): 2 candle symbols not yet in hkb"))
+      << joined(r.notes);
+  o.require_all_modules = true;
+  r = run_check(o);
+  EXPECT_EQ(r.errors.size(), 2u) << joined(r.errors);
+  EXPECT_TRUE(any_contains(r.errors, "candle symbol tiny_later (tiny) is not in the manifest"));
+  // A present symbol of a later phase with another layout is an error as in phase 1-core.
+  o.require_all_modules = false;
+  write_text(tsv,
+             "phase\tmodule\tsymbol\tparams\n"
+             "2-quantized\tTINY\ttiny_axpy\tconst size_t numel; const double a; const void * "
+             "x; float *y\n");
+  r = run_check(o);
+  EXPECT_TRUE(any_contains(r.errors,
+                           "tiny_axpy: parameter sizes (8,4,8,8) differ from candle's "
+                           "(8,8,8,8)"))
+      << joined(r.errors);
+  EXPECT_TRUE(candle_phase_required("1-core"));
+  EXPECT_TRUE(candle_phase_required(""));
+  EXPECT_FALSE(candle_phase_required("2-quantized"));
+}
+
 // tiny.fatbin: the same two kernels compiled by nvcc for sm_90 (tests/data/inventory/tiny.cu).
 TEST_F(Inventory, CubinParameterLayoutFromNvInfo) {
   const Bytes fatbin = read_bytes(kData + "/tiny.fatbin");
@@ -523,13 +564,17 @@ TEST(InventoryCandleAbi, TheCheckedInTableParses) {
   std::vector<CandleSymbol> s;
   const Status st = parse_candle_abi(text, "candle-abi.tsv", &s);
   ASSERT_TRUE(st.is_ok()) << st.message;
-  EXPECT_EQ(s.size(), 606u);  // phase 1-core of candle 0.11.0
-  size_t affine = 0;
+  EXPECT_EQ(s.size(), 748u);  // phases 1-core (606) and 2-quantized (142) of candle 0.11.0
+  size_t affine = 0, quantized = 0;
   for (const auto& x : s) {
     if (x.name == "affine_bf16") EXPECT_EQ(x.sizes, (std::vector<uint32_t>{8, 8, 8, 8, 8, 2, 2}));
+    if (x.name == "get_rows_q4_0") EXPECT_EQ(x.sizes, (std::vector<uint32_t>{8, 8, 8, 8, 8}));
+    if (x.name == "quantize_q8_1") EXPECT_EQ(x.sizes, (std::vector<uint32_t>{8, 8, 4, 4}));
     affine += x.module == "affine";
+    quantized += x.module == "quantized" && x.phase == "2-quantized";
   }
   EXPECT_EQ(affine, 10u);
+  EXPECT_EQ(quantized, 142u);
 }
 
 KernelMeta meta(int64_t vgpr, int64_t sgpr, int64_t wave, int64_t max_wg, int64_t lds) {

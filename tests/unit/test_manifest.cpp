@@ -26,6 +26,16 @@ TEST(Manifest, ParsesModulesKernelsAndParameterSizes) {
   EXPECT_EQ(p[3].size, 1u);
   EXPECT_EQ(p[4].size, 1u);
   EXPECT_EQ(m.find("fill_f32"), 1);
+  // void as a pointee (candle's raw block buffers); void by value is no parameter type.
+  hkb::detail::ParamKind kind;
+  uint32_t size = 0, align = 0;
+  EXPECT_TRUE(hkb::detail::parse_param_type("const void*", &kind, &size, &align));
+  EXPECT_EQ(kind, ParamKind::kPointer);
+  EXPECT_EQ(size, 8u);
+  EXPECT_EQ(align, 8u);
+  EXPECT_TRUE(hkb::detail::parse_param_type("void*", &kind, &size, &align));
+  EXPECT_FALSE(hkb::detail::parse_param_type("void", &kind, &size, &align));
+  EXPECT_FALSE(hkb::detail::parse_param_type("const void", &kind, &size, &align));
   EXPECT_EQ(m.find("fill_f3"), -1);
   EXPECT_EQ(m.find(""), -1);
 }

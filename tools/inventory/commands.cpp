@@ -42,7 +42,8 @@ void add_inventory_commands(CLI::App& app) {
       ->capture_default_str();
   check->add_flag("--no-candle", s->no_candle, "Skip the coverage of candle's ABI");
   check->add_flag("--require-all-modules", s->check.require_all_modules,
-                  "Fail when a module of candle's ABI is absent from the manifest");
+                  "Fail when a module of candle's ABI, or a symbol of a later phase of a module "
+                  "in the manifest, is absent");
   check->add_flag("--require-layouts", s->check.require_layouts,
                   "Fail when a code object's parameter layouts cannot be read (compressed cubins)");
   check->add_flag("--json", s->check_json, "Machine-readable output");

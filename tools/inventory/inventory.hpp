@@ -20,6 +20,8 @@ namespace hkb_tool {
 struct CandleSymbol {
   std::string module;  // lower case, as hkb names modules ("affine")
   std::string name;
+  std::string
+      phase;  // candle's phase column ("1-core", "2-quantized"); empty if the table has none
   std::vector<std::string> ctypes;  // C parameter types as candle declares them
   std::vector<uint32_t> sizes;      // their byte sizes on 64-bit Linux
 };
@@ -28,6 +30,12 @@ struct CandleSymbol {
 // per symbol). Rejects unknown C types, missing columns and duplicate symbols.
 Status parse_candle_abi(std::string_view text, std::string_view origin,
                         std::vector<CandleSymbol>* out);
+
+// Whether a module in the manifest must hold every candle symbol of this phase: phase 1-core (or a
+// table without phases) yes; a symbol of a later phase may be missing from a module hkb implements
+// in parts (a note counts them), except under --require-all-modules. Present symbols must always
+// match candle's parameter layout.
+bool candle_phase_required(std::string_view phase);
 
 // Byte size of one of candle's C parameter types ("const size_t *", "__nv_bfloat16", ...); 0 if
 // unknown.
@@ -39,7 +47,8 @@ struct CheckOptions {
   std::string bundle_dir;
   std::string manifest_path;
   std::string candle_abi_path;       // empty: skip the coverage of candle's ABI
-  bool require_all_modules = false;  // a candle module absent from the manifest is an error
+  bool require_all_modules = false;  // a candle module absent from the manifest, or a symbol of a
+                                     // later phase absent from a module, is an error
   bool require_layouts = false;      // a code object whose layouts cannot be read is an error
 };
 

@@ -1,0 +1,252 @@
+// GGML block formats on the device (layouts: ggml-formats.md of the project's shared spec). A
+// format is read in units of 8 consecutive values: unit p of a block holds its values 8p .. 8p+7.
+// Each format F has
+//   kValues, kBytes        values and bytes of a block;
+//   kAlign                 the alignment of its blocks in a row-major table (2 or 4 bytes);
+//   Raw                    the bytes one unit needs, in registers;
+//   load<A>(block, p)      reads them, where every block starts at a multiple of A bytes (A =
+//                          kAlign: whole 16/32-bit words; A = 1: byte by byte, for a table at an
+//                          odd address);
+//   decode(raw, p, v)      the unit's 8 values as float.
+// Each value is computed as ggml writes it (e.g. q4_K: (d * sc) * q - dmin * m). Every product is
+// exact in float (the scales are halves of 11 significant bits times integers of at most 8), so an
+// f32 result is the exact value rounded once: bit-identical to the exact value rounded to f32.
+#pragma once
+
+#include "common/platform.h"
+
+namespace hkb::quant {
+
+// 16 and 32 bits at byte p, little-endian, where p is a multiple of A (1, 2 or 4).
+template <int A>
+HKB_DEVICE uint32_t ld16(const uint8_t* p) {
+  if constexpr (A >= 2) {
+    return *reinterpret_cast<const uint16_t*>(p);
+  } else {
+    return p[0] | (static_cast<uint32_t>(p[1]) << 8);
+  }
+}
+template <int A>
+HKB_DEVICE uint32_t ld32(const uint8_t* p) {
+  if constexpr (A >= 4) {
+    return *reinterpret_cast<const uint32_t*>(p);
+  } else {
+    return ld16<A>(p) | (ld16<A>(p + 2) << 16);
+  }
+}
+
+// Byte i (0..7, a constant after unrolling) of the 8 bytes w0, w1.
+HKB_DEVICE uint32_t byte8(uint32_t w0, uint32_t w1, int i) {
+  return ((i < 4 ? w0 : w1) >> (8 * (i & 3))) & 0xFFu;
+}
+HKB_DEVICE float sbyte8(uint32_t w0, uint32_t w1, int i) {
+  return static_cast<float>(static_cast<int8_t>(byte8(w0, w1, i)));
+}
+HKB_DEVICE float half_lo(uint32_t w) {
+  return half_bits_to_float(static_cast<uint16_t>(w & 0xFFFFu));
+}
+HKB_DEVICE float half_hi(uint32_t w) {
+  return half_bits_to_float(static_cast<uint16_t>(w >> 16));
+}
+
+// ---- 32-value formats: unit p in 0..3 -------------------------------------------------------
+// q4_0, q4_1, q5_0, q5_1: `half d; [half m]; [u32 qh]; u8 qs[16]`. Value j's 4 low bits are the
+// nibble j / 16 of byte j % 16 of qs, its fifth bit (q5_*) bit j of qh. x = (q - 8 or 16) d, or
+// with a min (q4_1, q5_1) x = q d + m.
+template <bool kMin, bool kFifth>
+struct Legacy {
+  static constexpr int kValues = 32, kAlign = kMin ? 4 : 2;
+  static constexpr int kQh = kMin ? 4 : 2, kQs = kQh + (kFifth ? 4 : 0), kBytes = kQs + 16;
+  struct Raw {
+    uint32_t dm, qh, q0, q1;
+  };
+  template <int A>
+  static HKB_DEVICE Raw load(const uint8_t* b, uint32_t p) {
+    const uint8_t* q = b + kQs + 8 * (p & 1);
+    return {kMin ? ld32<A>(b) : ld16<A>(b), kFifth ? ld32<A>(b + kQh) : 0u, ld32<A>(q),
+            ld32<A>(q + 4)};
+  }
+  static HKB_DEVICE void decode(const Raw& r, uint32_t p, float (&v)[8]) {
+    const float d = half_lo(r.dm), m = half_hi(r.dm);
+    const int sh = 4 * static_cast<int>(p >> 1);
+    const uint32_t hi = r.qh >> (8 * p);
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      const uint32_t q =
+          ((byte8(r.q0, r.q1, i) >> sh) & 15u) | (kFifth ? ((hi >> i) & 1u) << 4 : 0u);
+      if constexpr (kMin) {
+        v[i] = static_cast<float>(q) * d + m;
+      } else {
+        v[i] = static_cast<float>(static_cast<int>(q) - (kFifth ? 16 : 8)) * d;
+      }
+    }
+  }
+};
+using Q4_0 = Legacy<false, false>;
+using Q4_1 = Legacy<true, false>;
+using Q5_0 = Legacy<false, true>;
+using Q5_1 = Legacy<true, true>;
+static_assert(Q4_0::kBytes == 18 && Q4_1::kBytes == 20 && Q5_0::kBytes == 22 && Q5_1::kBytes == 24,
+              "legacy block sizes");
+
+// q8_0 (`half d; i8 qs[32]`) and q8_K (`float d; i8 qs[256]; i16 bsums[16]`, the sums unused
+// here): x = q d.
+template <int kValues_, int kBytes_, bool kFloatD>
+struct Q8 {
+  static constexpr int kValues = kValues_, kBytes = kBytes_, kAlign = kFloatD ? 4 : 2;
+  struct Raw {
+    uint32_t d, q0, q1;
+  };
+  template <int A>
+  static HKB_DEVICE Raw load(const uint8_t* b, uint32_t p) {
+    const uint8_t* q = b + (kFloatD ? 4 : 2) + 8 * p;
+    return {kFloatD ? ld32<A>(b) : ld16<A>(b), ld32<A>(q), ld32<A>(q + 4)};
+  }
+  static HKB_DEVICE void decode(const Raw& r, uint32_t, float (&v)[8]) {
+    const float d = kFloatD ? bits_float(r.d) : half_lo(r.d);
+#pragma unroll
+    for (int i = 0; i < 8; ++i) v[i] = sbyte8(r.q0, r.q1, i) * d;
+  }
+};
+using Q8_0 = Q8<32, 34, false>;
+using Q8_K = Q8<256, 292, true>;
+
+// ---- 256-value super-blocks: unit p in 0..31 ---------------------------------------------------
+// q2_K, q3_K and q6_K keep 128-value halves n = p / 16; in a half, value 32 k + l (k = (p / 4) % 4,
+// l = 8 (p % 4) + i) sits in byte l of the half's quant bytes, at bits 2k (q2_K, q3_K) or in the
+// nibble k / 2 of byte l + 32 (k % 2) (q6_K). Scales are per 16 values: scale p / 2.
+
+struct Q2_K {
+  static constexpr int kValues = 256, kBytes = 84, kAlign = 4;
+  struct Raw {
+    uint32_t dm, sc, q0, q1;
+  };
+  template <int A>
+  static HKB_DEVICE Raw load(const uint8_t* b, uint32_t p) {
+    const uint8_t* q = b + 16 + 32 * (p >> 4) + 8 * (p & 3);
+    return {ld32<A>(b + 80), b[p >> 1], ld32<A>(q), ld32<A>(q + 4)};
+  }
+  static HKB_DEVICE void decode(const Raw& r, uint32_t p, float (&v)[8]) {
+    const float dl = half_lo(r.dm) * static_cast<float>(r.sc & 15u);
+    const float ml = half_hi(r.dm) * static_cast<float>(r.sc >> 4);
+    const int sh = 2 * static_cast<int>((p >> 2) & 3);
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      v[i] = dl * static_cast<float>((byte8(r.q0, r.q1, i) >> sh) & 3u) - ml;
+    }
+  }
+};
+
+// Scale s (0..15), 6 bits minus 32: low 4 bits in byte s % 8 of scales (low nibble for s < 8),
+// high 2 bits in byte 8 + s % 4 at bits 2 (s / 4). Value's high-mask bit: 4 n + k of byte l.
+struct Q3_K {
+  static constexpr int kValues = 256, kBytes = 110, kAlign = 2;
+  struct Raw {
+    uint32_t d, h0, h1, q0, q1, sl, sh;
+  };
+  template <int A>
+  static HKB_DEVICE Raw load(const uint8_t* b, uint32_t p) {
+    const uint32_t s = p >> 1;
+    const uint8_t* h = b + 8 * (p & 3);
+    const uint8_t* q = b + 32 + 32 * (p >> 4) + 8 * (p & 3);
+    return {ld16<A>(b + 108), ld32<A>(h),      ld32<A>(h + 4),  ld32<A>(q),
+            ld32<A>(q + 4),   b[96 + (s & 7)], b[104 + (s & 3)]};
+  }
+  static HKB_DEVICE void decode(const Raw& r, uint32_t p, float (&v)[8]) {
+    const uint32_t s = p >> 1;
+    const uint32_t lo = (s < 8 ? r.sl : r.sl >> 4) & 15u;
+    const uint32_t hi = (r.sh >> (2 * (s >> 2))) & 3u;
+    const float dl = half_lo(r.d) * static_cast<float>(static_cast<int>(lo | (hi << 4)) - 32);
+    const int k = static_cast<int>((p >> 2) & 3);
+    const int bit = 4 * static_cast<int>(p >> 4) + k;
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      const int q = static_cast<int>((byte8(r.q0, r.q1, i) >> (2 * k)) & 3u) -
+                    (((byte8(r.h0, r.h1, i) >> bit) & 1u) ? 0 : 4);
+      v[i] = dl * static_cast<float>(q);
+    }
+  }
+};
+
+// q4_K / q5_K: 8 groups of 32 (group g = p / 4), byte l of quant row g / 2, nibble g % 2. The
+// group's 6-bit scale and min (ggml's get_scale_min_k4) come from bytes a = scales[g % 4],
+// b = scales[g % 4 + 4], c = scales[g % 4 + 8]: g < 4: (a & 63, b & 63); else
+// ((c & 15) | (a >> 6) << 4, (c >> 4) | (b >> 6) << 4).
+struct KScaleMin {
+  float d, m;
+};
+HKB_DEVICE KScaleMin k_scale_min(uint32_t dm, uint32_t a, uint32_t b, uint32_t c, uint32_t g) {
+  uint32_t sc, mn;
+  if (g < 4) {
+    sc = a & 63u, mn = b & 63u;
+  } else {
+    sc = (c & 15u) | ((a >> 6) << 4), mn = (c >> 4) | ((b >> 6) << 4);
+  }
+  return {half_lo(dm) * static_cast<float>(sc), half_hi(dm) * static_cast<float>(mn)};
+}
+
+// q4_K (`half d, dmin; u8 scales[12]; u8 qs[128]`) and q5_K (the same with `u8 qh[32]` before
+// qs): the fifth bit of a q5_K value is bit g of byte l of qh.
+template <bool kFifth>
+struct KMin {
+  static constexpr int kValues = 256, kAlign = 4, kQs = kFifth ? 48 : 16, kBytes = kQs + 128;
+  struct Raw {
+    uint32_t dm, a, b, c, h0, h1, q0, q1;
+  };
+  template <int A>
+  static HKB_DEVICE Raw load(const uint8_t* b, uint32_t p) {
+    const uint32_t g = p >> 2;
+    const uint8_t* h = b + 16 + 8 * (p & 3);
+    const uint8_t* q = b + kQs + 32 * (g >> 1) + 8 * (p & 3);
+    return {ld32<A>(b),
+            b[4 + (g & 3)],
+            b[8 + (g & 3)],
+            b[12 + (g & 3)],
+            kFifth ? ld32<A>(h) : 0u,
+            kFifth ? ld32<A>(h + 4) : 0u,
+            ld32<A>(q),
+            ld32<A>(q + 4)};
+  }
+  static HKB_DEVICE void decode(const Raw& r, uint32_t p, float (&v)[8]) {
+    const uint32_t g = p >> 2;
+    const KScaleMin s = k_scale_min(r.dm, r.a, r.b, r.c, g);
+    const int sh = 4 * static_cast<int>(g & 1);
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      const uint32_t q = ((byte8(r.q0, r.q1, i) >> sh) & 15u) |
+                         (kFifth ? ((byte8(r.h0, r.h1, i) >> g) & 1u) << 4 : 0u);
+      v[i] = s.d * static_cast<float>(q) - s.m;
+    }
+  }
+};
+using Q4_K = KMin<false>;
+using Q5_K = KMin<true>;
+static_assert(Q4_K::kBytes == 144 && Q5_K::kBytes == 176, "q4_K / q5_K block sizes");
+
+struct Q6_K {
+  static constexpr int kValues = 256, kBytes = 210, kAlign = 2;
+  struct Raw {
+    uint32_t d, l0, l1, h0, h1, sc;
+  };
+  template <int A>
+  static HKB_DEVICE Raw load(const uint8_t* b, uint32_t p) {
+    const uint32_t n = p >> 4, k = (p >> 2) & 3;
+    const uint8_t* l = b + 64 * n + 32 * (k & 1) + 8 * (p & 3);
+    const uint8_t* h = b + 128 + 32 * n + 8 * (p & 3);
+    return {ld16<A>(b + 208), ld32<A>(l),     ld32<A>(l + 4),
+            ld32<A>(h),       ld32<A>(h + 4), b[192 + (p >> 1)]};
+  }
+  static HKB_DEVICE void decode(const Raw& r, uint32_t p, float (&v)[8]) {
+    const int k = static_cast<int>((p >> 2) & 3);
+    const float dl = half_lo(r.d) * static_cast<float>(static_cast<int8_t>(r.sc));
+    const int sh = 4 * (k >> 1);
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      const uint32_t q =
+          ((byte8(r.l0, r.l1, i) >> sh) & 15u) | (((byte8(r.h0, r.h1, i) >> (2 * k)) & 3u) << 4);
+      v[i] = dl * static_cast<float>(static_cast<int>(q) - 32);
+    }
+  }
+};
+
+}  // namespace hkb::quant
