@@ -279,11 +279,8 @@ void check_dmmv(MmvqTest& t, QType type, size_t k, size_t nrows, Scales scales, 
   auto dy = t.device().upload(y);
   auto dd = t.device().upload(std::vector<float>(nrows + kGuard, poison));
   hkb::LaunchArgs args;
-  args.arg(dw.ptr())
-      .arg(dy.ptr())
-      .arg(dd.ptr())
-      .arg(static_cast<int>(k))
-      .arg(static_cast<int>(nrows));
+  args.arg(dw.ptr()).arg(dy.ptr()).arg(dd.ptr()).arg(static_cast<int>(k));
+  if (type != QType::q5_K) args.arg(static_cast<int>(nrows));  // candle's q5_k takes no nrows
   t.launch(dmmv_name(type), hkb::LaunchConfig::make(static_cast<uint32_t>(nrows), 1, 1, 32, 1, 1),
            args);
   const std::vector<float> got = dd.download();
