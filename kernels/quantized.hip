@@ -77,3 +77,59 @@ HKB_GET_ROWS_Q(q6_K, Q6_K)
 HKB_GET_ROWS_PLAIN(f32, float)
 HKB_GET_ROWS_PLAIN(f16, hkb::f16)
 HKB_GET_ROWS_PLAIN(bf16, hkb::bf16)
+
+// ---- part 2: matrix-vector products (quantized/dmmv.h, quantized/mmvq.h, quantized/vecdot.h) ----
+#include "quantized/dmmv.h"
+#include "quantized/mmvq.h"
+
+#define HKB_DMMV_KERNEL HKB_GLOBAL void HKB_OCCUPANCY(64, 16)
+#define HKB_MMVQ_KERNEL HKB_GLOBAL void HKB_OCCUPANCY(128, 8)
+
+#define HKB_DMMV(NAME, F)                                                                \
+  HKB_DMMV_KERNEL dequantize_mul_mat_vec_##NAME(                                         \
+      const void* __restrict__ vx, const float* __restrict__ y, float* __restrict__ dst, \
+      const int ncols, const int nrows) {                                                \
+    q::dmmv<q::F>(vx, y, dst, ncols, nrows);                                             \
+  }
+HKB_DMMV(q4_0_cuda, Q4_0)
+HKB_DMMV(q4_1_cuda, Q4_1)
+HKB_DMMV(q5_0_cuda, Q5_0)
+HKB_DMMV(q5_1_cuda, Q5_1)
+HKB_DMMV(q8_0_cuda, Q8_0)
+HKB_DMMV(q2_k, Q2_K)
+HKB_DMMV(q3_k, Q3_K)
+HKB_DMMV(q4_k, Q4_K)
+HKB_DMMV(q6_k, Q6_K)
+// candle's q5_k kernel has no nrows (its launch pushes one, which the kernel never reads): the
+// grid is the row count.
+HKB_DMMV_KERNEL dequantize_mul_mat_vec_q5_k(const void* __restrict__ vx,
+                                            const float* __restrict__ yy, float* __restrict__ dst,
+                                            const int ncols) {
+  q::dmmv<q::Q5_K>(vx, yy, dst, ncols, static_cast<int>(gridDim.x));
+}
+
+#define HKB_MMVQ_1(TAG, F, N)                                                            \
+  HKB_MMVQ_KERNEL mul_mat_vec_##TAG##_q8_1_cuda##N(                                      \
+      const void* __restrict__ vx, const void* __restrict__ vy, float* __restrict__ dst, \
+      const int ncols_x, const int nrows_x, const int nrows_y, const int nrows_dst) {    \
+    q::mmvq<q::F, N>(vx, vy, dst, ncols_x, nrows_x, nrows_y, nrows_dst);                 \
+  }
+#define HKB_MMVQ(TAG, F) \
+  HKB_MMVQ_1(TAG, F, 1)  \
+  HKB_MMVQ_1(TAG, F, 2)  \
+  HKB_MMVQ_1(TAG, F, 3)  \
+  HKB_MMVQ_1(TAG, F, 4)  \
+  HKB_MMVQ_1(TAG, F, 5)  \
+  HKB_MMVQ_1(TAG, F, 6)  \
+  HKB_MMVQ_1(TAG, F, 7)  \
+  HKB_MMVQ_1(TAG, F, 8)
+HKB_MMVQ(q4_0, Q4_0)
+HKB_MMVQ(q4_1, Q4_1)
+HKB_MMVQ(q5_0, Q5_0)
+HKB_MMVQ(q5_1, Q5_1)
+HKB_MMVQ(q8_0, Q8_0)
+HKB_MMVQ(q2_K, Q2_K)
+HKB_MMVQ(q3_K, Q3_K)
+HKB_MMVQ(q4_K, Q4_K)
+HKB_MMVQ(q5_K, Q5_K)
+HKB_MMVQ(q6_K, Q6_K)

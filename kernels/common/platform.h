@@ -242,4 +242,29 @@ HKB_DEVICE uint16_t float_to_half_bits(float v) {
 #endif
 }
 
+// c + the dot product of the four signed bytes of a with those of b (the MMVQ kernels' integer
+// step). NVIDIA: __dp4a. AMD targets with the dot1 instructions: v_dot4(c)_i32_i8; others
+// (gfx803, gfx900, gfx1010, ...) multiply byte by byte.
+#if defined(HKB_PLATFORM_AMD) &&                                                                   \
+    (defined(__gfx906__) || defined(__gfx908__) || defined(__gfx90a__) || defined(__gfx940__) ||   \
+     defined(__gfx941__) || defined(__gfx942__) || defined(__gfx1011__) || defined(__gfx1012__) || \
+     defined(__gfx1030__) || defined(__gfx1031__) || defined(__gfx1032__) ||                       \
+     defined(__gfx1034__) || defined(__gfx1035__))
+#define HKB_DOT4_NATIVE 1
+#endif
+HKB_DEVICE int dot4_i8(int a, int b, int c) {
+#if defined(HKB_PLATFORM_NVIDIA)
+  return __dp4a(a, b, c);
+#elif defined(HKB_DOT4_NATIVE)
+  return __builtin_amdgcn_sdot4(a, b, c, false);
+#else
+#pragma unroll
+  for (int i = 0; i < 32; i += 8) {
+    c += static_cast<int>(static_cast<int8_t>(a >> i)) *
+         static_cast<int>(static_cast<int8_t>(b >> i));
+  }
+  return c;
+#endif
+}
+
 }  // namespace hkb

@@ -1,0 +1,106 @@
+// mul_mat_vec_<format>_q8_1_cuda<NCOLS>: dst[c * nrows_dst + row] = weight row `row` (ncols_x
+// values of the format) . q8_1 column c (columns nrows_y values apart, candle's k_padded), for
+// NCOLS columns. candle's geometry: NCOLS = 1 gives a GPU block one row (grid nrows, block
+// (32, 4)); NCOLS 2..8 give it two rows (grid ceil(nrows / 2), block (32, 4) or (32, 2)). Any
+// block of at most kMaxThreads threads, a multiple of 32, works; rows past nrows_x are never
+// written (candle writes one float past an odd nrows). dst is stored, not accumulated into: the
+// caller's zeroing is not needed.
+//
+// Threads step over the row's items (vecdot.h), kUnroll items at a time so that the weight loads
+// of several items are in flight together; each item's weights are decoded once and used for
+// every column. Reduction: xor shuffles of width 32 (a 32-thread row of the block, half of a
+// 64-lane CDNA wave, all of an NVIDIA warp or RDNA wave), then shared memory across the rows.
+#pragma once
+
+#include "quantized/vecdot.h"
+
+namespace hkb::quant {
+
+constexpr int kMmvqMaxThreads = 128;
+
+template <typename F, int NCOLS>
+HKB_DEVICE void mmvq(const void* __restrict__ vx, const void* __restrict__ vy,
+                     float* __restrict__ dst, int ncols_x, int nrows_x, int nrows_y,
+                     int nrows_dst) {
+  using V = Vec<F>;
+  constexpr int kRows = NCOLS == 1 ? 1 : 2;
+  constexpr int kUnroll = NCOLS == 1 ? 4 : 2;
+  constexpr int kGroups = kMmvqMaxThreads / 32;
+  __shared__ float partial[kGroups][kRows * NCOLS];
+
+  const int row0 = static_cast<int>(blockIdx.x) * kRows;
+  if (row0 >= nrows_x) return;  // the whole block: before any barrier
+  const int tid = static_cast<int>(threadIdx.x + blockDim.x * threadIdx.y);
+  const int threads = static_cast<int>(blockDim.x * blockDim.y);
+  const int blocks = ncols_x / F::kValues;
+  const int items = blocks * V::kItems;
+  const size_t row_bytes = static_cast<size_t>(blocks) * F::kBytes;
+  const size_t col_bytes = static_cast<size_t>(nrows_y / 32) * kQ81Bytes;
+  constexpr int kYPerBlock = F::kValues / 32 * kQ81Bytes;
+
+  // A second row past nrows_x reads row0 again and its sums are dropped.
+  const uint8_t* wrow[kRows];
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) {
+    const int row = row0 + r < nrows_x ? row0 + r : row0;
+    wrow[r] = static_cast<const uint8_t*>(vx) + row_bytes * static_cast<size_t>(row);
+  }
+  const uint8_t* y = static_cast<const uint8_t*>(vy);
+
+  float acc[kRows][NCOLS] = {};
+  for (int base = tid; base < items; base += kUnroll * threads) {
+    decltype(V::load(nullptr, 0)) w[kUnroll][kRows];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int it = base + u * threads;
+      if (it < items) {
+#pragma unroll
+        for (int r = 0; r < kRows; ++r) {
+          w[u][r] =
+              V::load(wrow[r] + static_cast<size_t>(it / V::kItems) * F::kBytes, it % V::kItems);
+        }
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int it = base + u * threads;
+      if (it < items) {
+        const uint8_t* yb = y + static_cast<size_t>(it / V::kItems) * kYPerBlock;
+#pragma unroll
+        for (int c = 0; c < NCOLS; ++c) {
+          const auto a = V::act(yb + col_bytes * c, it % V::kItems);
+#pragma unroll
+          for (int r = 0; r < kRows; ++r) acc[r][c] += V::dot(w[u][r], a);
+        }
+      }
+    }
+  }
+
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) {
+#pragma unroll
+    for (int c = 0; c < NCOLS; ++c) {
+      float v = acc[r][c];
+#pragma unroll
+      for (int m = 16; m > 0; m >>= 1) v += shfl_xor(v, m, 32);
+      acc[r][c] = v;
+    }
+  }
+  const int group = tid >> 5, groups = threads >> 5;
+  if ((tid & 31) == 0) {
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+#pragma unroll
+      for (int c = 0; c < NCOLS; ++c) partial[group][r * NCOLS + c] = acc[r][c];
+    }
+  }
+  block_sync();
+  if (tid < kRows * NCOLS) {
+    const int r = tid / NCOLS, c = tid % NCOLS;
+    float s = 0.0f;
+    for (int g = 0; g < groups; ++g) s += partial[g][tid];
+    if (row0 + r < nrows_x) dst[static_cast<size_t>(c) * nrows_dst + row0 + r] = s;
+  }
+}
+
+}  // namespace hkb::quant

@@ -1,0 +1,326 @@
+// Integer dot products of a weight block with q8_1 activations (the MMVQ kernels' inner step).
+// A weight block is cut into kItems items; an item is a few 32-bit words of packed signed bytes
+// (the weight levels) and their float scales. For each weight format F, Vec<F> has
+//   kItems                      items per weight block;
+//   W load(block, i)            item i of a weight block (block at a multiple of F::kAlign bytes);
+//   A act(y, i)                 the activation bytes item i multiplies (y: the first q8_1 block
+//                               under the weight block; q8_1 blocks are 36 bytes, 4-aligned);
+//   float dot(W, A)             the item's share of the dot product.
+// The integer sums are exact (dot4_i8); the scalings follow the CPU reference (tests/reference/
+// ggml_ref_dot.hpp): q4_0..q5_1 take their offset or min through the q8_1 block's stored sum s
+// (a quarter of it per item, as an item holds a quarter of the block), q8_0 and the K-quants
+// take d_a times exact integer sums.
+#pragma once
+
+#include "quantized/blocks.h"
+
+namespace hkb::quant {
+
+constexpr int kQ81Bytes = 36;
+constexpr uint32_t kOnes = 0x01010101u;
+
+// Activation ints j0, j1 of a q8_1 block and its d and s.
+struct A2 {
+  int a0, a1;
+  float d, s;
+};
+HKB_DEVICE A2 act_q81(const uint8_t* y, int j0, int j1) {
+  const uint32_t ds = ld32<4>(y);
+  return {static_cast<int>(ld32<4>(y + 4 + 4 * j0)), static_cast<int>(ld32<4>(y + 4 + 4 * j1)),
+          half_lo(ds), half_hi(ds)};
+}
+
+// Two words of weight levels and the block's d (and m, for the formats with a min).
+struct W2 {
+  int q0, q1;
+  float d, m;
+};
+HKB_DEVICE int dot2(const W2& w, const A2& a) {
+  return dot4_i8(w.q0, a.a0, dot4_i8(w.q1, a.a1, 0));
+}
+
+// The fifth bits of four values (bits 0..3 of h) as bit 4 of each byte.
+HKB_DEVICE int spread4(uint32_t h) {
+  return static_cast<int>(((h & 1u) << 4) | ((h & 2u) << 11) | ((h & 4u) << 18) | ((h & 8u) << 25));
+}
+
+template <typename F>
+struct Vec;
+
+// The 32-value formats' scalings: an offset d (q - kOffset) taken through s (a quarter of it per
+// item), or a min m.
+template <int kOffset>
+struct Offset32 {
+  static HKB_DEVICE float dot(const W2& w, const A2& a) {
+    float r = a.d * static_cast<float>(dot2(w, a));
+    if constexpr (kOffset != 0) r -= (kOffset / 4.0f) * a.s;  // q8_0: an infinite s stays unused
+    return w.d * r;
+  }
+};
+struct Min32 {
+  static HKB_DEVICE float dot(const W2& w, const A2& a) {
+    return w.d * a.d * static_cast<float>(dot2(w, a)) + 0.25f * w.m * a.s;
+  }
+};
+// 4- and 5-bit formats: item i is qs bytes 4i..4i+3: values 4i.. (low nibbles) and 16+4i..
+// (high); the 5-bit ones take bit 4 of value j from bit j of the 32-bit qh.
+template <int A>
+HKB_DEVICE W2 load_nibbles(const uint8_t* qs, const uint8_t* qh, int i) {
+  const uint32_t w = ld32<A>(qs + 4 * i);
+  W2 r = {static_cast<int>(w & 0x0F0F0F0Fu), static_cast<int>((w >> 4) & 0x0F0F0F0Fu), 0.0f, 0.0f};
+  if (qh != nullptr) {
+    const uint32_t h = ld32<A>(qh);
+    r.q0 |= spread4(h >> (4 * i)), r.q1 |= spread4(h >> (16 + 4 * i));
+  }
+  return r;
+}
+struct Nibbles {
+  static constexpr int kItems = 4;
+  static HKB_DEVICE A2 act(const uint8_t* y, int i) { return act_q81(y, i, i + 4); }
+};
+
+template <>
+struct Vec<Q4_0> : Nibbles, Offset32<8> {
+  static HKB_DEVICE W2 load(const uint8_t* b, int i) {
+    W2 w = load_nibbles<2>(b + 2, nullptr, i);
+    w.d = half_lo(ld16<2>(b));
+    return w;
+  }
+};
+template <>
+struct Vec<Q5_0> : Nibbles, Offset32<16> {
+  static HKB_DEVICE W2 load(const uint8_t* b, int i) {
+    W2 w = load_nibbles<2>(b + 6, b + 2, i);
+    w.d = half_lo(ld16<2>(b));
+    return w;
+  }
+};
+// q4_1 / q5_1: half d and m in one word at the block's start, then (q5_1) qh, then qs.
+template <int kQs>
+struct NibblesMin : Nibbles, Min32 {
+  static HKB_DEVICE W2 load(const uint8_t* b, int i) {
+    W2 w = load_nibbles<4>(b + kQs, kQs == 8 ? b + 4 : nullptr, i);
+    const uint32_t dm = ld32<4>(b);
+    w.d = half_lo(dm), w.m = half_hi(dm);
+    return w;
+  }
+};
+template <>
+struct Vec<Q4_1> : NibblesMin<4> {};
+template <>
+struct Vec<Q5_1> : NibblesMin<8> {};
+
+// q8_0: item i is values 8i .. 8i+7.
+template <>
+struct Vec<Q8_0> : Offset32<0> {
+  static constexpr int kItems = 4;
+  static HKB_DEVICE W2 load(const uint8_t* b, int i) {
+    return {static_cast<int>(ld32<2>(b + 2 + 8 * i)), static_cast<int>(ld32<2>(b + 6 + 8 * i)),
+            half_lo(ld16<2>(b)), 0.0f};
+  }
+  static HKB_DEVICE A2 act(const uint8_t* y, int i) { return act_q81(y, 2 * i, 2 * i + 1); }
+};
+
+// ---- q2_K, q3_K, q6_K: item i = (half n = i / 4, r = i % 4) holds, for k = 0..3, the values
+// 128 n + 32 k + 8 r .. +7 (blocks.h's layout): q8_1 block 4 n + k, ints 2 r and 2 r + 1, and
+// the 16-value group 8 n + 2 k + r / 2.
+struct A8 {
+  int a[4][2];
+  float d[4];
+};
+HKB_DEVICE A8 act_k4(const uint8_t* y, int i) {
+  A8 r;
+  const int n = i >> 2, j = 2 * (i & 3);
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    const A2 x = act_q81(y + kQ81Bytes * (4 * n + k), j, j + 1);
+    r.a[k][0] = x.a0, r.a[k][1] = x.a1, r.d[k] = x.d;
+  }
+  return r;
+}
+struct W8 {
+  int q[4][2];
+  float dl[4], ml[4];  // per k: the group's d * scale (and dmin * min)
+};
+HKB_DEVICE int dot_k(const W8& w, const A8& a, int k) {
+  return dot4_i8(w.q[k][0], a.a[k][0], dot4_i8(w.q[k][1], a.a[k][1], 0));
+}
+HKB_DEVICE int sum_k(const A8& a, int k) {
+  return dot4_i8(static_cast<int>(kOnes), a.a[k][0],
+                 dot4_i8(static_cast<int>(kOnes), a.a[k][1], 0));
+}
+HKB_DEVICE int group_k(int i, int k) {
+  return 8 * (i >> 2) + 2 * k + ((i & 3) >> 1);
+}
+
+// Items of 4 groups of 8 values (q2_K, q3_K, q6_K): d_a per group times the group's d * scale
+// times its integer sum, less (q2_K) dmin * min times the activations' integer sum.
+template <bool kMin>
+struct Groups16 {
+  static constexpr int kItems = 8;
+  static HKB_DEVICE A8 act(const uint8_t* y, int i) { return act_k4(y, i); }
+  static HKB_DEVICE float dot(const W8& w, const A8& a) {
+    float s = 0.0f;
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      float t = w.dl[k] * static_cast<float>(dot_k(w, a, k));
+      if constexpr (kMin) t -= w.ml[k] * static_cast<float>(sum_k(a, k));
+      s += a.d[k] * t;
+    }
+    return s;
+  }
+};
+
+template <>
+struct Vec<Q2_K> : Groups16<true> {
+  static HKB_DEVICE W8 load(const uint8_t* b, int i) {
+    const uint8_t* q = b + 16 + 32 * (i >> 2) + 8 * (i & 3);
+    const uint32_t w0 = ld32<4>(q), w1 = ld32<4>(q + 4), dm = ld32<4>(b + 80);
+    const float d = half_lo(dm), dmin = half_hi(dm);
+    W8 w;
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      const uint32_t sc = b[group_k(i, k)];
+      w.q[k][0] = static_cast<int>((w0 >> (2 * k)) & 0x03030303u);
+      w.q[k][1] = static_cast<int>((w1 >> (2 * k)) & 0x03030303u);
+      w.dl[k] = d * static_cast<float>(sc & 15u), w.ml[k] = dmin * static_cast<float>(sc >> 4);
+    }
+    return w;
+  }
+};
+
+// Levels 0..3 with bit 2 from the high mask: the byte is q - 4 when the mask bit is clear, i.e.
+// the 2-bit level with bits 2..7 set (0xFC | q), a carry-free multiply of the clear-bit flags.
+HKB_DEVICE int q3_levels(uint32_t q, uint32_t h) {
+  return static_cast<int>(q | (((~h) & kOnes) * 0xFCu));
+}
+HKB_DEVICE float q3_scale(const uint8_t* sc, int g) {
+  const uint32_t lo = (sc[g & 7] >> (4 * (g >> 3))) & 15u;
+  const uint32_t hi = (sc[8 + (g & 3)] >> (2 * (g >> 2))) & 3u;
+  return static_cast<float>(static_cast<int>(lo | (hi << 4)) - 32);
+}
+
+template <>
+struct Vec<Q3_K> : Groups16<false> {
+  static HKB_DEVICE W8 load(const uint8_t* b, int i) {
+    const int n = i >> 2;
+    const uint8_t* q = b + 32 + 32 * n + 8 * (i & 3);
+    const uint8_t* hm = b + 8 * (i & 3);
+    const uint32_t w0 = ld32<2>(q), w1 = ld32<2>(q + 4), h0 = ld32<2>(hm), h1 = ld32<2>(hm + 4);
+    const float d = half_lo(ld16<2>(b + 108));
+    W8 w;
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      const int bit = 4 * n + k;
+      w.q[k][0] = q3_levels((w0 >> (2 * k)) & 0x03030303u, h0 >> bit);
+      w.q[k][1] = q3_levels((w1 >> (2 * k)) & 0x03030303u, h1 >> bit);
+      w.dl[k] = d * q3_scale(b + 96, group_k(i, k)), w.ml[k] = 0.0f;
+    }
+    return w;
+  }
+};
+
+// Levels 0..63 minus 32 as signed bytes: x ^ 32 is right for x >= 32; below, bits 6 and 7 are
+// set as well (the flag is bit 5 of x ^ 32).
+HKB_DEVICE int q6_levels(uint32_t x) {
+  const uint32_t y = x ^ 0x20202020u;
+  return static_cast<int>(y | (((y >> 5) & kOnes) * 0xC0u));
+}
+
+template <>
+struct Vec<Q6_K> : Groups16<false> {
+  static HKB_DEVICE W8 load(const uint8_t* b, int i) {
+    const int n = i >> 2, r = i & 3;
+    const uint8_t* l = b + 64 * n + 8 * r;
+    const uint8_t* h = b + 128 + 32 * n + 8 * r;
+    const uint32_t l0[2] = {ld32<2>(l), ld32<2>(l + 4)}, l1[2] = {ld32<2>(l + 32), ld32<2>(l + 36)};
+    const uint32_t hw[2] = {ld32<2>(h), ld32<2>(h + 4)};
+    const float d = half_lo(ld16<2>(b + 208));
+    W8 w;
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+#pragma unroll
+      for (int j = 0; j < 2; ++j) {
+        const uint32_t lo = ((k & 1 ? l1[j] : l0[j]) >> (4 * (k >> 1))) & 0x0F0F0F0Fu;
+        w.q[k][j] = q6_levels(lo | (((hw[j] >> (2 * k)) & 0x03030303u) << 4));
+      }
+      w.dl[k] = d * static_cast<float>(static_cast<int8_t>(b[192 + group_k(i, k)]));
+      w.ml[k] = 0.0f;
+    }
+    return w;
+  }
+};
+
+// ---- q4_K, q5_K: item i = (chunk c = i / 4, r = i % 4): quant bytes 8 r .. 8 r + 7 of chunk c
+// hold values 64 c + 8 r .. (group 2 c, low nibbles) and 64 c + 32 + 8 r .. (group 2 c + 1).
+struct W4 {
+  int lo[2], hi[2];
+  KScaleMin s0, s1;
+};
+struct A4 {
+  A2 lo, hi;
+};
+template <int Q>
+HKB_DEVICE W4 load_k4(const uint8_t* b, int i) {
+  const int c = i >> 2;
+  const uint8_t* q = b + Q + 32 * c + 8 * (i & 3);
+  const uint32_t w[2] = {ld32<4>(q), ld32<4>(q + 4)}, dm = ld32<4>(b);
+  const uint32_t g0 = 2 * c, g1 = 2 * c + 1;
+  W4 r;
+#pragma unroll
+  for (int j = 0; j < 2; ++j) {
+    r.lo[j] = static_cast<int>(w[j] & 0x0F0F0F0Fu);
+    r.hi[j] = static_cast<int>((w[j] >> 4) & 0x0F0F0F0Fu);
+  }
+  r.s0 = k_scale_min(dm, b[4 + (g0 & 3)], b[8 + (g0 & 3)], b[12 + (g0 & 3)], g0);
+  r.s1 = k_scale_min(dm, b[4 + (g1 & 3)], b[8 + (g1 & 3)], b[12 + (g1 & 3)], g1);
+  return r;
+}
+HKB_DEVICE A4 act_k2(const uint8_t* y, int i) {
+  const int c = i >> 2, j = 2 * (i & 3);
+  return {act_q81(y + kQ81Bytes * (2 * c), j, j + 1),
+          act_q81(y + kQ81Bytes * (2 * c + 1), j, j + 1)};
+}
+HKB_DEVICE float dot_k2(const W4& w, const A4& a) {
+  const int one = static_cast<int>(kOnes);
+  const int s0 = dot4_i8(w.lo[0], a.lo.a0, dot4_i8(w.lo[1], a.lo.a1, 0));
+  const int s1 = dot4_i8(w.hi[0], a.hi.a0, dot4_i8(w.hi[1], a.hi.a1, 0));
+  const int m0 = dot4_i8(one, a.lo.a0, dot4_i8(one, a.lo.a1, 0));
+  const int m1 = dot4_i8(one, a.hi.a0, dot4_i8(one, a.hi.a1, 0));
+  return a.lo.d * (w.s0.d * static_cast<float>(s0) - w.s0.m * static_cast<float>(m0)) +
+         a.hi.d * (w.s1.d * static_cast<float>(s1) - w.s1.m * static_cast<float>(m1));
+}
+
+template <>
+struct Vec<Q4_K> {
+  static constexpr int kItems = 16;
+  static HKB_DEVICE W4 load(const uint8_t* b, int i) { return load_k4<16>(b, i); }
+  static HKB_DEVICE A4 act(const uint8_t* y, int i) { return act_k2(y, i); }
+  static HKB_DEVICE float dot(const W4& w, const A4& a) { return dot_k2(w, a); }
+};
+
+// q5_K: bit 4 of value 64 c + l from bit 2 c of qh byte l (32 + l: bit 2 c + 1).
+template <>
+struct Vec<Q5_K> {
+  static constexpr int kItems = 16;
+  static HKB_DEVICE W4 load(const uint8_t* b, int i) {
+    W4 w = load_k4<48>(b, i);
+    const int c = i >> 2;
+    const uint8_t* h = b + 16 + 8 * (i & 3);
+    const uint32_t hw[2] = {ld32<4>(h), ld32<4>(h + 4)};
+#pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      w.lo[j] |= static_cast<int>(((hw[j] >> (2 * c)) & kOnes) << 4);
+      w.hi[j] |= static_cast<int>(((hw[j] >> (2 * c + 1)) & kOnes) << 4);
+    }
+    return w;
+  }
+  static HKB_DEVICE A4 act(const uint8_t* y, int i) {
+    return act_k2(y, i);
+  }
+  static HKB_DEVICE float dot(const W4& w, const A4& a) {
+    return dot_k2(w, a);
+  }
+};
+
+}  // namespace hkb::quant
