@@ -75,3 +75,44 @@ HKB_GET_ROWS_Q(q6_K, Q6_K)
 HKB_GET_ROWS_PLAIN(f32, float)
 HKB_GET_ROWS_PLAIN(f16, hkb::f16)
 HKB_GET_ROWS_PLAIN(bf16, hkb::bf16)
+
+// ---- part 3: matrix-matrix products (quantized/mmq.h) and indexed mixture of experts
+// (quantized/moe.h) ----
+#include "quantized/mmq.h"
+#include "quantized/moe.h"
+
+#define HKB_MMQ_KERNEL HKB_GLOBAL void HKB_OCCUPANCY(128, 2)
+#define HKB_MOE_KERNEL HKB_GLOBAL void HKB_OCCUPANCY(128, 4)
+
+// MMQ_X, MMQ_Y: candle's tile of columns and rows per GPU block (its grid follows from them).
+#define HKB_MMQ(TAG, F, MMQ_X, MMQ_Y)                                                         \
+  HKB_MMQ_KERNEL mul_mat_##TAG(const void* __restrict__ vx, const void* __restrict__ vy,      \
+                               float* __restrict__ dst, const int ncols_x, const int nrows_x, \
+                               const int ncols_y, const int nrows_y, const int nrows_dst) {   \
+    q::mmq<q::F, MMQ_X, MMQ_Y>(vx, vy, dst, ncols_x, nrows_x, ncols_y, nrows_y, nrows_dst);   \
+  }
+HKB_MMQ(q4_0, Q4_0, 64, 128)
+HKB_MMQ(q4_1, Q4_1, 64, 128)
+HKB_MMQ(q5_0, Q5_0, 128, 64)
+HKB_MMQ(q5_1, Q5_1, 128, 64)
+HKB_MMQ(q8_0, Q8_0, 128, 64)
+HKB_MMQ(q2_K, Q2_K, 64, 128)
+HKB_MMQ(q3_K, Q3_K, 128, 128)
+HKB_MMQ(q4_K, Q4_K, 64, 128)
+HKB_MMQ(q5_K, Q5_K, 64, 128)
+HKB_MMQ(q6_K, Q6_K, 64, 64)
+
+#define HKB_MOE(TAG, F)                                                                       \
+  HKB_MOE_KERNEL indexed_moe_forward_##TAG##_q8_1(                                            \
+      const void* __restrict__ all_weights, const void* __restrict__ all_inputs,              \
+      const unsigned int* __restrict__ indices, float* __restrict__ all_outputs, const int n, \
+      const int k, const int, const int topk, const int k_padded, const int input_dim1) {     \
+    q::indexed_moe<q::F>(all_weights, all_inputs, indices, all_outputs, n, k, topk, k_padded, \
+                         input_dim1);                                                         \
+  }
+HKB_MOE(q2k, Q2_K)
+HKB_MOE(q3k, Q3_K)
+HKB_MOE(q4k, Q4_K)
+HKB_MOE(q5k, Q5_K)
+HKB_MOE(q6k, Q6_K)
+HKB_MOE(q8_0, Q8_0)
