@@ -3,6 +3,10 @@
 // and the q8_1 dot product of the MMVQ kernels. Header-only, C++17, standard library only.
 // Bad arguments (a count that is not a whole number of blocks, non-finite input, a type that
 // has no such operation) throw std::invalid_argument.
+// Quantized bytes are ggml's current reference rules (candle's CPU port uses older fits for
+// q2_K, q4_K, q5_K and q6_K, so its bytes differ there). Dequantized values are exact: each is a
+// half times small integers, or a difference of two such products, which double holds unless
+// the two products' exponents lie more than ~30 apart (then it is correctly rounded instead).
 #pragma once
 
 #include "ggml_ref_dot.hpp"
@@ -45,6 +49,16 @@ inline size_t whole_blocks(QType t, size_t n, const char* who) {
 }
 
 }  // namespace detail
+
+// Bytes of one row of k values of type t (k a multiple of block_values).
+inline size_t row_bytes(QType t, size_t k) {
+  return detail::whole_blocks(t, k, "row_bytes") * info(t).block_bytes;
+}
+
+// candle's k_padded for quantize_q8_1: k rounded up to a multiple of 512 (MATRIX_ROW_PADDING).
+inline size_t q8_1_padded(size_t k) {
+  return (k + 511) / 512 * 512;
+}
 
 // ggml's reference quantization (quantize_row_*_ref rules) of n values, n a multiple of
 // block_values. Returns n / block_values blocks of block_bytes bytes.

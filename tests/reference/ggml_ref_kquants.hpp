@@ -9,8 +9,8 @@
 
 namespace ref::ggml::detail {
 
-// 2-bit planes of q2_K / q3_K: byte (v / 128) * 32 + v % 32 holds value v at bit 2 * ((v / 32) %
-// 4).
+// 2-bit planes of q2_K / q3_K: value v sits in byte (v / 128) * 32 + v % 32, at bit
+// 2 * ((v / 32) % 4).
 inline int two_bits(const uint8_t* qs, int v) {
   return (qs[(v / 128) * 32 + v % 32] >> (2 * ((v / 32) % 4))) & 3;
 }
@@ -47,7 +47,8 @@ inline void quantize_q2_K(const float* x, uint8_t* b) {
   if (max_min > 0.0f) {
     const float iscale = 15.0f / max_min;
     for (int g = 0; g < 16; ++g) {
-      sc[g] = static_cast<uint8_t>(sc[g] | (nearest_int(iscale * mins[g]) << 4));
+      sc[g] =
+          static_cast<uint8_t>(sc[g] | (static_cast<unsigned>(nearest_int(iscale * mins[g])) << 4));
     }
     store_half(b + 82, max_min / 15.0f);
   } else {

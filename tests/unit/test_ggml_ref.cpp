@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -15,6 +16,10 @@ namespace {
 
 using ref::ggml::QType;
 namespace g = ref::ggml;
+
+uint16_t u16(const uint8_t* p) {
+  return static_cast<uint16_t>(p[0] | p[1] << 8);
+}
 
 uint16_t compiler_half(float f) {
   const _Float16 h = static_cast<_Float16>(f);
@@ -400,6 +405,75 @@ TEST(GgmlRefQuantize, Q8_1OfGgmlStoresTheSumOfLevelsTimesD) {
   (void)d;
 }
 
+// K-quants on inputs that sit exactly on a level grid: the fits find the grid, so every field
+// follows by hand. (Derivations in the comments; half(v) is v rounded to binary16.)
+TEST(GgmlRefQuantize, KQuantFieldsOfInputsOnALevelGrid) {
+  std::vector<float> x(256);
+  // q2_K: x = 0.5 (v % 4). Each group fits scale 0.5, min 0 -> scale code nearest(15 / 0.5 *
+  // 0.5) = 15, d = half(0.5 / 15), dmin = 0; requantized levels stay v % 4.
+  for (int v = 0; v < 256; ++v) x[v] = 0.5f * static_cast<float>(v % 4);
+  auto b = g::quantize(QType::q2_K, x.data(), 256);
+  for (int grp = 0; grp < 16; ++grp) EXPECT_EQ(b[grp], 0x0F) << grp;
+  EXPECT_EQ(u16(&b[80]), g::float_to_half(0.5f / 15.0f));
+  EXPECT_EQ(u16(&b[82]), 0);
+  // Byte l holds values l, l + 32, l + 64, l + 96 of its half: all four have level l % 4.
+  for (int i = 0; i < 64; ++i) EXPECT_EQ(b[16 + i], (i % 4) * 0x55) << i;
+  // q3_K: x = 0.5 (v % 8 - 4). Each group fits 0.5 with levels v % 8 - 4; the block scale is
+  // 1 / (-32 / 0.5) = -2^-6 and every 6-bit code is -32 + 32 = 0.
+  for (int v = 0; v < 256; ++v) x[v] = 0.5f * static_cast<float>(v % 8 - 4);
+  b = g::quantize(QType::q3_K, x.data(), 256);
+  EXPECT_EQ(u16(&b[108]), 0xA400);
+  for (int i = 0; i < 12; ++i) EXPECT_EQ(b[96 + i], 0) << i;
+  for (int v = 0; v < 256; ++v) {
+    const int level = v % 8;  // stored level, q + 4
+    EXPECT_EQ((b[v % 32] >> (v / 32)) & 1, level > 3 ? 1 : 0) << v;
+    EXPECT_EQ((b[32 + (v / 128) * 32 + v % 32] >> (2 * ((v / 32) % 4))) & 3, level & 3) << v;
+  }
+  auto y = g::dequantize(QType::q3_K, b.data(), 256);
+  for (int v = 0; v < 256; ++v) EXPECT_EQ(y[v], x[v]) << v;
+  // q4_K: x = 0.5 (v % 16). Scale 0.5, min 0 in every group -> 6-bit scale 63, min 0,
+  // d = half(0.5 / 63), dmin = 0; scale bytes 0..3 = 63 | (63 >> 4) << 6, 4..7 = 0, 8..11 = 0x0F.
+  for (int v = 0; v < 256; ++v) x[v] = 0.5f * static_cast<float>(v % 16);
+  b = g::quantize(QType::q4_K, x.data(), 256);
+  EXPECT_EQ(u16(&b[0]), g::float_to_half(0.5f / 63.0f));
+  EXPECT_EQ(u16(&b[2]), 0);
+  for (int i = 0; i < 12; ++i) EXPECT_EQ(b[4 + i], i < 4 ? 0xFF : (i < 8 ? 0x00 : 0x0F)) << i;
+  for (int i = 0; i < 128; ++i) EXPECT_EQ(b[16 + i], (i % 16) * 0x11) << i;
+  // q5_K: x = 0.5 (v % 32), same scales; levels 16..31 set their group's bit in qh.
+  for (int v = 0; v < 256; ++v) x[v] = 0.5f * static_cast<float>(v % 32);
+  b = g::quantize(QType::q5_K, x.data(), 256);
+  EXPECT_EQ(u16(&b[0]), g::float_to_half(0.5f / 63.0f));
+  for (int l = 0; l < 32; ++l) {
+    EXPECT_EQ(b[16 + l], l >= 16 ? 0xFF : 0x00) << l;  // every group's fifth bit
+    for (int c = 0; c < 4; ++c) EXPECT_EQ(b[48 + 32 * c + l], (l % 16) * 0x11) << l;
+  }
+  // q6_K: x = 0.25 (v % 16) - 2. Each group fits 1/16 (levels 16 x), the block scale is
+  // 1 / (-128 / (1/16)) = -2^-11, every group scale -128, and the round trip is exact.
+  for (int v = 0; v < 256; ++v) x[v] = 0.25f * static_cast<float>(v % 16) - 2.0f;
+  b = g::quantize(QType::q6_K, x.data(), 256);
+  EXPECT_EQ(u16(&b[208]), 0x9000);
+  for (int grp = 0; grp < 16; ++grp) EXPECT_EQ(static_cast<int8_t>(b[192 + grp]), -128) << grp;
+  y = g::dequantize(QType::q6_K, b.data(), 256);
+  for (int v = 0; v < 256; ++v) EXPECT_EQ(y[v], x[v]) << v;
+}
+
+// candle's CPU port of the K-quants (candle-core quantized/utils.rs) predates ggml's current
+// fits for q2_K, q4_K, q5_K and q6_K (make_qkx1_quants, round-half-away nearest_int), so only
+// its q3_K and q8_K spot values are ggml's too: candle's quantize_q3k / quantize_q8k vectors.
+TEST(GgmlRefQuantize, CandleKQuantSpotValues) {
+  std::vector<float> x(1024);
+  for (int v = 0; v < 1024; ++v) x[v] = (static_cast<float>(v) - 512.0f) * 0.5f / 512.0f;
+  const int at[6] = {0, 128, 256, 512, 800, 1023};
+  const double q3[6] = {-0.493, -0.37, -0.243, -0.0, 0.292, 0.492};
+  const double q8[6] = {-0.5, -0.374, -0.25, -0.0, 0.283, 0.499};
+  const auto y3 = g::dequantize(QType::q3_K, g::quantize(QType::q3_K, x.data(), 1024).data(), 1024);
+  const auto y8 = g::dequantize(QType::q8_K, g::quantize(QType::q8_K, x.data(), 1024).data(), 1024);
+  for (int i = 0; i < 6; ++i) {
+    EXPECT_NEAR(std::round(static_cast<float>(y3[at[i]]) * 1000.0f) / 1000.0, q3[i], 1e-9) << at[i];
+    EXPECT_NEAR(std::round(static_cast<float>(y8[at[i]]) * 1000.0f) / 1000.0, q8[i], 1e-9) << at[i];
+  }
+}
+
 // candle's quantized_tests.rs: 0 .. 127 quantized and dequantized (an independent port of ggml).
 TEST(GgmlRefQuantize, CandleRampVectors) {
   std::vector<float> x(128);
@@ -540,6 +614,25 @@ TEST(GgmlRefRoundTrip, UniformDataRmsErrorPerFormat) {
       double sum = 0.0;
       for (size_t i = 0; i < n; ++i) sum += (y[i] - x[i]) * (y[i] - x[i]);
       EXPECT_LE(std::sqrt(sum / n), c.bound) << g::info(c.t).name << " n " << n;
+    }
+  }
+}
+
+// Large jobs are split over threads: the result must equal one call per block.
+TEST(GgmlRefRoundTrip, ThreadedQuantizeAndDequantizeEqualBlockByBlock) {
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> dist(-3.0f, 3.0f);
+  std::vector<float> x(1 << 17);  // two threads' worth for every format
+  for (auto& v : x) v = dist(rng);
+  for (QType t : g::kAllTypes) {
+    const size_t bv = g::info(t).block_values, bb = g::info(t).block_bytes;
+    const auto all = g::quantize(t, x.data(), x.size());
+    const auto y = g::dequantize(t, all.data(), x.size());
+    for (size_t blk = 0; blk < x.size() / bv; blk += 7) {
+      const auto one = g::quantize(t, x.data() + blk * bv, bv);
+      ASSERT_TRUE(std::equal(one.begin(), one.end(), all.begin() + blk * bb)) << g::info(t).name;
+      const auto z = g::dequantize(t, one.data(), bv);
+      ASSERT_TRUE(std::equal(z.begin(), z.end(), y.begin() + blk * bv)) << g::info(t).name;
     }
   }
 }

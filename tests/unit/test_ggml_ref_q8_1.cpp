@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -77,6 +78,17 @@ TEST(GgmlRefQ8_1Rows, CandleSizesAndPadding) {
       }
     }
   }
+}
+
+TEST(GgmlRefQ8_1Rows, RowSizeHelpers) {
+  EXPECT_EQ(g::q8_1_padded(1), 512u);
+  EXPECT_EQ(g::q8_1_padded(512), 512u);
+  EXPECT_EQ(g::q8_1_padded(4097), 4608u);
+  EXPECT_EQ(g::q8_1_padded(14336), 14336u);
+  EXPECT_EQ(g::row_bytes(QType::q4_0, 4096), 128u * 18u);
+  EXPECT_EQ(g::row_bytes(QType::q6_K, 14336), 56u * 210u);
+  EXPECT_EQ(g::row_bytes(QType::q8_1, g::q8_1_padded(33)), 16u * 36u);
+  EXPECT_THROW(g::row_bytes(QType::q4_K, 4000), std::invalid_argument);
 }
 
 TEST(GgmlRefQ8_1Rows, PartialBlockUsesOnlyTheRealValues) {
@@ -159,6 +171,17 @@ TEST(GgmlRefQ8_1Rows, SumIsTheFloatSumOfTheInputsAndOverflowsToInfinity) {
   EXPECT_EQ(q_at(c, 1, 5), -127);
 }
 
+// Large jobs are split over threads: the result must equal block-by-block calls.
+TEST(GgmlRefQ8_1Rows, ThreadedRowsEqualSingleRows) {
+  const size_t rows = 40, k = 4000, padded = 4096;  // 5120 blocks: several threads' worth
+  const auto x = uniform(rows * k, 77);
+  const auto all = g::quantize_q8_1_rows(x.data(), rows, k, padded);
+  for (size_t r = 0; r < rows; ++r) {
+    const auto one = g::quantize_q8_1_rows(x.data() + r * k, 1, k, padded);
+    ASSERT_TRUE(std::equal(one.begin(), one.end(), all.begin() + r * one.size())) << r;
+  }
+}
+
 TEST(GgmlRefQ8_1Rows, BadArgumentsThrow) {
   std::vector<float> x(64, 1.0f);
   EXPECT_THROW(g::quantize_q8_1_rows(x.data(), 1, 33, 48), std::invalid_argument);
@@ -228,7 +251,7 @@ const QType kWeightTypes[10] = {QType::q4_0, QType::q4_1, QType::q5_0, QType::q5
 TEST(GgmlRefDot, MatchesDequantizedProductsForEveryFormatAndSize) {
   for (QType t : kWeightTypes) {
     const size_t bv = g::info(t).block_values;
-    for (size_t k : {bv, 4 * bv, size_t{4096}}) {
+    for (size_t k : {bv, 4 * bv, size_t{4096}, size_t{14336}}) {
       const auto xw = uniform(k, 17 + static_cast<uint32_t>(k));
       const auto xa = uniform(k, 91 + static_cast<uint32_t>(k), -2.0f, 3.0f);
       const auto w = g::quantize(t, xw.data(), k);
