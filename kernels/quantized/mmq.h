@@ -84,8 +84,11 @@ HKB_DEVICE void mmq(const void* __restrict__ vx, const void* __restrict__ vy,
   static_assert(kRowGroups * kColGroups == kMmqThreads && kCols * kColGroups == MMQ_X, "tiles");
   static_assert(MMQ_Y * kWLine + MMQ_X * kYLine <= 48 * 1024, "shared memory within 48 KiB");
   using U = typename MmqUnit<F::kAlign>::T;
-  __shared__ alignas(16) uint8_t sw[MMQ_Y * kWLine];
-  __shared__ alignas(16) uint8_t sy[MMQ_X * kYLine];
+  // 32-bit words: every staged line starts at a multiple of 4 bytes (the widest unit loaded).
+  __shared__ uint32_t sw_words[(MMQ_Y * kWLine + 3) / 4];
+  __shared__ uint32_t sy_words[MMQ_X * kYLine / 4];
+  uint8_t* sw = reinterpret_cast<uint8_t*>(sw_words);
+  uint8_t* sy = reinterpret_cast<uint8_t*>(sy_words);
 
   if (blockDim.x * blockDim.y * blockDim.z != kMmqThreads) return;  // not candle's block
   const int tid = static_cast<int>(threadIdx.x + blockDim.x * threadIdx.y);
