@@ -6,6 +6,14 @@
 //   quantized/get_rows.h       get_rows_<format> (ids, the 0xFFFFFFFF sentinel, row strides);
 //   quantized/quantize_q8_1.h  quantize_q8_1 (rounding, the wave width of its reductions);
 //   quantized/split.h          the work split under candle's grids (any grid is correct).
+// Part 3 (quantized/mmq.h, quantized/moe.h) differs from candle where candle is wrong:
+//   - mul_mat_<format> is right for every k that is a multiple of the format's block (candle
+//     reads the next row when k is not a multiple of its k-tile: 256 for q4_0, 128 for q8_0, 512
+//     for q2_K / q3_K); tiles at the edges of nrows_x and ncols_y write nothing out of bounds;
+//   - mul_mat_q4_K / q5_K take the min term from exact integer sums, as MMVQ does (candle's MMQ
+//     uses the q8_1 blocks' rounded sums s), so MMQ and MMVQ agree on the same data;
+//   - indexed_moe_forward_q8_0_q8_1 steps over experts by n * k / 32 blocks (candle: QK_K-value
+//     blocks, wrong for every expert past the first), and every expert offset is 64-bit.
 #include "quantized/dequantize.h"
 #include "quantized/get_rows.h"
 #include "quantized/quantize_q8_1.h"
@@ -76,6 +84,61 @@ HKB_GET_ROWS_PLAIN(f32, float)
 HKB_GET_ROWS_PLAIN(f16, hkb::f16)
 HKB_GET_ROWS_PLAIN(bf16, hkb::bf16)
 
+// ---- part 2: matrix-vector products (quantized/dmmv.h, quantized/mmvq.h, quantized/vecdot.h) ----
+#include "quantized/dmmv.h"
+#include "quantized/mmvq.h"
+
+#define HKB_DMMV_KERNEL HKB_GLOBAL void HKB_OCCUPANCY(64, 16)
+#define HKB_MMVQ_KERNEL HKB_GLOBAL void HKB_OCCUPANCY(128, 8)
+
+#define HKB_DMMV(NAME, F)                                                                \
+  HKB_DMMV_KERNEL dequantize_mul_mat_vec_##NAME(                                         \
+      const void* __restrict__ vx, const float* __restrict__ y, float* __restrict__ dst, \
+      const int ncols, const int nrows) {                                                \
+    q::dmmv<q::F>(vx, y, dst, ncols, nrows);                                             \
+  }
+HKB_DMMV(q4_0_cuda, Q4_0)
+HKB_DMMV(q4_1_cuda, Q4_1)
+HKB_DMMV(q5_0_cuda, Q5_0)
+HKB_DMMV(q5_1_cuda, Q5_1)
+HKB_DMMV(q8_0_cuda, Q8_0)
+HKB_DMMV(q2_k, Q2_K)
+HKB_DMMV(q3_k, Q3_K)
+HKB_DMMV(q4_k, Q4_K)
+HKB_DMMV(q6_k, Q6_K)
+// candle's q5_k kernel has no nrows (its launch pushes one, which the kernel never reads): the
+// grid is the row count.
+HKB_DMMV_KERNEL dequantize_mul_mat_vec_q5_k(const void* __restrict__ vx,
+                                            const float* __restrict__ yy, float* __restrict__ dst,
+                                            const int ncols) {
+  q::dmmv<q::Q5_K>(vx, yy, dst, ncols, static_cast<int>(gridDim.x));
+}
+
+#define HKB_MMVQ_1(TAG, F, N)                                                            \
+  HKB_MMVQ_KERNEL mul_mat_vec_##TAG##_q8_1_cuda##N(                                      \
+      const void* __restrict__ vx, const void* __restrict__ vy, float* __restrict__ dst, \
+      const int ncols_x, const int nrows_x, const int nrows_y, const int nrows_dst) {    \
+    q::mmvq<q::F, N>(vx, vy, dst, ncols_x, nrows_x, nrows_y, nrows_dst);                 \
+  }
+#define HKB_MMVQ(TAG, F) \
+  HKB_MMVQ_1(TAG, F, 1)  \
+  HKB_MMVQ_1(TAG, F, 2)  \
+  HKB_MMVQ_1(TAG, F, 3)  \
+  HKB_MMVQ_1(TAG, F, 4)  \
+  HKB_MMVQ_1(TAG, F, 5)  \
+  HKB_MMVQ_1(TAG, F, 6)  \
+  HKB_MMVQ_1(TAG, F, 7)  \
+  HKB_MMVQ_1(TAG, F, 8)
+HKB_MMVQ(q4_0, Q4_0)
+HKB_MMVQ(q4_1, Q4_1)
+HKB_MMVQ(q5_0, Q5_0)
+HKB_MMVQ(q5_1, Q5_1)
+HKB_MMVQ(q8_0, Q8_0)
+HKB_MMVQ(q2_K, Q2_K)
+HKB_MMVQ(q3_K, Q3_K)
+HKB_MMVQ(q4_K, Q4_K)
+HKB_MMVQ(q5_K, Q5_K)
+HKB_MMVQ(q6_K, Q6_K)
 // ---- part 3: matrix-matrix products (quantized/mmq.h) and indexed mixture of experts
 // (quantized/moe.h) ----
 #include "quantized/mmq.h"
