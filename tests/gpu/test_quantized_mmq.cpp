@@ -55,27 +55,24 @@ Tile tile(QType t) {
 
 class MmqTest : public GpuTest {
  public:
-  // rows x k weights from ggml's quantizer, a random scale per row.
-  std::vector<uint8_t> weights(QType t, size_t rows, size_t k) {
+  // rows x k normal values, each row scaled by 2^u, u uniform in [lo, hi).
+  std::vector<float> values(size_t rows, size_t k, double lo, double hi) {
     std::normal_distribution<float> normal(0.0f, 1.0f);
-    std::uniform_real_distribution<double> mag(-8.0, 4.0);
+    std::uniform_real_distribution<double> mag(lo, hi);
     std::vector<float> x(rows * k);
     for (size_t r = 0; r < rows; ++r) {
       const float s = static_cast<float>(std::exp2(mag(rng())));
       for (size_t i = 0; i < k; ++i) x[r * k + i] = s * normal(rng());
     }
-    return gg::quantize(t, x.data(), rows * k);
+    return x;
   }
-  // cols q8_1 rows of k values (k_padded apart), a random scale per column.
+  // rows x k weights from ggml's quantizer.
+  std::vector<uint8_t> weights(QType t, size_t rows, size_t k) {
+    return gg::quantize(t, values(rows, k, -8.0, 4.0).data(), rows * k);
+  }
+  // cols q8_1 rows of k values, k_padded apart.
   std::vector<uint8_t> activations(size_t cols, size_t k) {
-    std::normal_distribution<float> normal(0.0f, 1.0f);
-    std::uniform_real_distribution<double> mag(-6.0, 3.0);
-    std::vector<float> x(cols * k);
-    for (size_t c = 0; c < cols; ++c) {
-      const float s = static_cast<float>(std::exp2(mag(rng())));
-      for (size_t i = 0; i < k; ++i) x[c * k + i] = s * normal(rng());
-    }
-    return gg::quantize_q8_1_rows(x.data(), cols, k, gg::q8_1_padded(k));
+    return gg::quantize_q8_1_rows(values(cols, k, -6.0, 3.0).data(), cols, k, gg::q8_1_padded(k));
   }
 };
 
