@@ -8,9 +8,10 @@
 namespace hkb::quant::tuning {
 
 // Threads per multiprocessor that do the work under candle's grids (blocks of 32 to 256 threads,
-// one per 256 or 512 values): half of an SM's 2048 threads keep enough loads in flight, and the
-// other half lets the idle blocks of candle's grid retire while the data moves.
-constexpr uint32_t kBusyThreadsPerMP = 1024;
+// one per 256 or 512 values): at 64 registers, 512 of them take half of an SM's register file and
+// leave the other half to the idle blocks of candle's grid, which then retire while the data
+// moves (with 1024 busy threads they waited for the work to end: q6_K at 41% of copy bandwidth).
+constexpr uint32_t kBusyThreadsPerMP = 512;
 // Busy blocks per multiprocessor at most: an H100 SM holds 32 blocks, and with 32-thread blocks
 // the busy ones must leave half the slots to the idle ones. AMD CUs hold 16 workgroups (gfx9) or
 // 32 per WGP; unmeasured, half of the smaller.
