@@ -20,8 +20,9 @@ constexpr uint32_t kBusyBlocksPerMP = 16;
 #else
 constexpr uint32_t kBusyBlocksPerMP = 8;
 #endif
-// 8-value units a thread of dequantize/get_rows loads before decoding the first: two keep 16 KB a
-// multiprocessor in flight under the busy split; four spill under the 64-register cap.
+// 8-value units a thread of dequantize/get_rows loads before decoding the first: two give the 512
+// busy threads of a multiprocessor 32 KB of f32 output per round trip; four spill under the
+// 64-register cap.
 constexpr int kUnitsInFlight = 2;
 // q8_1 blocks a lane group of quantize_q8_1 loads (16 bytes a lane each) before reducing them.
 constexpr int kQ8BlocksInFlight = 2;
