@@ -81,6 +81,12 @@ def main():
     print(f"{'op':44s} {'time us':>10s} {'GB/s':>10s} {'of copy':>8s}")
     for name, s, bw in rows:
         print(f"{name:44s} {s * 1e6:10.1f} {bw / 1e9:10.1f} {100 * bw / copy_bw:7.0f}%")
+    # For scale beside mul_mat_<format> (bench_quantized_mmq): an f16 GEMM of its shape, TOP/s.
+    wq = torch.randn(14336, 4096, device=dev, dtype=torch.float16)
+    xq = torch.randn(4096, 512, device=dev, dtype=torch.float16)
+    s = timed(lambda: torch.matmul(wq, xq))
+    print(f"{'f16 matmul 14336x4096 x 4096x512':44s} {s * 1e6:10.1f} "
+          f"{2 * 14336 * 4096 * 512 / s / 1e12:10.1f} TOP/s")
 
 
 if __name__ == "__main__":

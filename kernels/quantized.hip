@@ -6,6 +6,14 @@
 //   quantized/get_rows.h       get_rows_<format> (ids, the 0xFFFFFFFF sentinel, row strides);
 //   quantized/quantize_q8_1.h  quantize_q8_1 (rounding, the wave width of its reductions);
 //   quantized/split.h          the work split under candle's grids (any grid is correct).
+// Part 3 (quantized/mmq.h, quantized/moe.h) differs from candle where candle is wrong:
+//   - mul_mat_<format> is right for every k that is a multiple of the format's block (candle
+//     reads the next row when k is not a multiple of its k-tile: 256 for q4_0, 128 for q8_0, 512
+//     for q2_K / q3_K); tiles at the edges of nrows_x and ncols_y write nothing out of bounds;
+//   - mul_mat_q4_K / q5_K take the min term from exact integer sums, as MMVQ does (candle's MMQ
+//     uses the q8_1 blocks' rounded sums s), so MMQ and MMVQ agree on the same data;
+//   - indexed_moe_forward_q8_0_q8_1 steps over experts by n * k / 32 blocks (candle: QK_K-value
+//     blocks, wrong for every expert past the first), and every expert offset is 64-bit.
 #include "quantized/dequantize.h"
 #include "quantized/get_rows.h"
 #include "quantized/quantize_q8_1.h"
@@ -133,3 +141,43 @@ HKB_MMVQ(q3_K, Q3_K)
 HKB_MMVQ(q4_K, Q4_K)
 HKB_MMVQ(q5_K, Q5_K)
 HKB_MMVQ(q6_K, Q6_K)
+// ---- part 3: matrix-matrix products (quantized/mmq.h) and indexed mixture of experts
+// (quantized/moe.h) ----
+#include "quantized/mmq.h"
+#include "quantized/moe.h"
+
+#define HKB_MMQ_KERNEL HKB_GLOBAL void HKB_OCCUPANCY(128, 2)
+#define HKB_MOE_KERNEL HKB_GLOBAL void HKB_OCCUPANCY(128, 4)
+
+// MMQ_X, MMQ_Y: candle's tile of columns and rows per GPU block (its grid follows from them).
+#define HKB_MMQ(TAG, F, MMQ_X, MMQ_Y)                                                         \
+  HKB_MMQ_KERNEL mul_mat_##TAG(const void* __restrict__ vx, const void* __restrict__ vy,      \
+                               float* __restrict__ dst, const int ncols_x, const int nrows_x, \
+                               const int ncols_y, const int nrows_y, const int nrows_dst) {   \
+    q::mmq<q::F, MMQ_X, MMQ_Y>(vx, vy, dst, ncols_x, nrows_x, ncols_y, nrows_y, nrows_dst);   \
+  }
+HKB_MMQ(q4_0, Q4_0, 64, 128)
+HKB_MMQ(q4_1, Q4_1, 64, 128)
+HKB_MMQ(q5_0, Q5_0, 128, 64)
+HKB_MMQ(q5_1, Q5_1, 128, 64)
+HKB_MMQ(q8_0, Q8_0, 128, 64)
+HKB_MMQ(q2_K, Q2_K, 64, 128)
+HKB_MMQ(q3_K, Q3_K, 128, 128)
+HKB_MMQ(q4_K, Q4_K, 64, 128)
+HKB_MMQ(q5_K, Q5_K, 64, 128)
+HKB_MMQ(q6_K, Q6_K, 64, 64)
+
+#define HKB_MOE(TAG, F)                                                                       \
+  HKB_MOE_KERNEL indexed_moe_forward_##TAG##_q8_1(                                            \
+      const void* __restrict__ all_weights, const void* __restrict__ all_inputs,              \
+      const unsigned int* __restrict__ indices, float* __restrict__ all_outputs, const int n, \
+      const int k, const int, const int topk, const int k_padded, const int input_dim1) {     \
+    q::indexed_moe<q::F>(all_weights, all_inputs, indices, all_outputs, n, k, topk, k_padded, \
+                         input_dim1);                                                         \
+  }
+HKB_MOE(q2k, Q2_K)
+HKB_MOE(q3k, Q3_K)
+HKB_MOE(q4k, Q4_K)
+HKB_MOE(q5k, Q5_K)
+HKB_MOE(q6k, Q6_K)
+HKB_MOE(q8_0, Q8_0)
