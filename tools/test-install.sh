@@ -5,7 +5,7 @@
 #      the installed `hkb check` must find the installed bundle, manifest and candle-abi.tsv;
 #   2. with --deb (needs root; CI runs as root): `cpack -G DEB`, checks each package's contents,
 #      `apt-get install ./*.deb`, runs `hkb --version`, `hkb check` and both consumers against
-#      /usr, then `apt-get remove`s the packages again.
+#      /usr, then `apt-get purge`s the packages again.
 # Usage: tools/test-install.sh [--deb] [--build-dir DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -50,6 +50,9 @@ run_consumers() {
   cmake -S "$src/examples/cpp-cmake" -B "$out/cpp" -G Ninja ${prefix:+-DCMAKE_PREFIX_PATH=$prefix} \
     > "$out/cmake.log" || { cat "$out/cmake.log"; return 1; }
   grep -- "-- hkb " "$out/cmake.log"
+  # HKB_BUNDLE_INSTALL_DIR must point into the prefix the package was found in.
+  grep -q -- "code objects in ${prefix:-/usr}/" "$out/cmake.log" \
+    || { echo "HKB_BUNDLE_INSTALL_DIR is outside ${prefix:-/usr}"; return 1; }
   cmake --build "$out/cpp" > /dev/null
   LD_LIBRARY_PATH=$libdir "$out/cpp/hkb_cpp_example"
   unset PKG_CONFIG_PATH
@@ -108,8 +111,8 @@ test_deb() {
   (run_installed_tool /usr/bin/hkb /usr/ && run_consumers "") || status=1
   local names=()
   for d in "${debs[@]}"; do names+=("$(dpkg-deb -f "$d" Package)"); done
-  apt-get remove -y -qq "${names[@]}" > /dev/null || status=1
-  [ ! -e /usr/bin/hkb ] || { echo "hkb still installed after apt-get remove"; status=1; }
+  apt-get purge -y -qq "${names[@]}" > /dev/null || status=1
+  [ ! -e /usr/bin/hkb ] || { echo "hkb still installed after apt-get purge"; status=1; }
   return $status
 }
 
