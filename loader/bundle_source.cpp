@@ -1,9 +1,12 @@
 #include "bundle_source.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 
 namespace hkb::detail {
 
@@ -33,15 +36,10 @@ class DirectorySource final : public BundleSource {
       : dir_(std::move(dir)), suffix_(std::move(suffix)) {}
   Status read(std::string_view module, ModuleImage* out) override {
     const std::string path = dir_ + "/" + std::string(module) + suffix_;
-    std::ifstream f(path, std::ios::binary | std::ios::ate);
-    if (!f) {
-      return error(HKB_ERROR_IO, "cannot open code object " + path + ": " + std::strerror(errno));
-    }
-    const std::streamsize size = f.tellg();
-    f.seekg(0);
-    out->owned.resize(static_cast<size_t>(size));
-    if (size > 0 && !f.read(reinterpret_cast<char*>(out->owned.data()), size)) {
-      return error(HKB_ERROR_IO, "cannot read code object " + path);
+    Status s = read_regular_file(path, kMaxInputFileBytes, &out->owned);
+    if (!s) {
+      s.message = "code object of module '" + std::string(module) + "': " + s.message;
+      return s;
     }
     out->data = out->owned.data();
     out->size = out->owned.size();
@@ -54,7 +52,48 @@ class DirectorySource final : public BundleSource {
   std::string dir_, suffix_;
 };
 
+const char* file_kind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
 }  // namespace
+
+Status read_regular_file(const std::string& path, size_t max_bytes, std::vector<uint8_t>* out) {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer before it can be refused.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return error(HKB_ERROR_IO, path + ": cannot open: " + std::strerror(errno));
+  struct FdCloser {
+    int fd;
+    ~FdCloser() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    return error(HKB_ERROR_IO, path + ": cannot stat: " + std::strerror(errno));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    return error(HKB_ERROR_IO, path + ": is " + std::string(file_kind(st.st_mode)) +
+                                   ", not a code object or manifest file");
+  }
+  if (static_cast<uint64_t>(st.st_size) > max_bytes) {
+    return error(HKB_ERROR_IO, path + ": " + std::to_string(st.st_size) + " bytes, more than the " +
+                                   std::to_string(max_bytes) + " bytes hkb reads from one file");
+  }
+  out->resize(static_cast<size_t>(st.st_size));
+  size_t done = 0;
+  while (done < out->size()) {
+    const ssize_t n = ::read(fd, out->data() + done, out->size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return error(HKB_ERROR_IO, path + ": read error: " + std::strerror(errno));
+    if (n == 0) break;  // the file shrank while being read: keep what is there
+    done += static_cast<size_t>(n);
+  }
+  out->resize(done);
+  return Status::ok();
+}
 
 std::unique_ptr<BundleSource> make_embedded_source() {
   return std::make_unique<EmbeddedSource>();

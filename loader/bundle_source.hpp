@@ -38,6 +38,14 @@ extern const EmbeddedBlob kEmbeddedManifest;
 extern const char* const kBundleSuffix;      // ".hsaco" or ".fatbin"
 extern const char* const kDefaultBundleDir;  // install location, used without embedding
 
+// Largest code object or manifest file hkb reads (the largest bundle of every target is far
+// below it); a bigger file is refused rather than read into memory.
+constexpr size_t kMaxInputFileBytes = size_t{1} << 30;
+
+// Reads a whole regular file of at most `max_bytes`. Directories, devices, FIFOs and sockets are
+// refused with a message naming the file, before any byte is read.
+Status read_regular_file(const std::string& path, size_t max_bytes, std::vector<uint8_t>* out);
+
 std::unique_ptr<BundleSource> make_embedded_source();
 std::unique_ptr<BundleSource> make_directory_source(std::string dir, std::string suffix);
 // HKB_BUNDLE_DIR if set, else the embedded blobs, else kDefaultBundleDir.

@@ -113,7 +113,11 @@ const char* hkb_platform(void) {
 }
 
 const char* hkb_status_string(hkb_status status) {
-  switch (status) {
+  // A C caller may pass any int; in C++ loading an out-of-range enum value is undefined, so the
+  // value is read as the int it is.
+  int code = 0;
+  std::memcpy(&code, &status, sizeof code);
+  switch (code) {
     case HKB_SUCCESS:
       return "HKB_SUCCESS";
     case HKB_ERROR_INVALID_ARGUMENT:

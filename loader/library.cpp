@@ -65,6 +65,8 @@ Status Library::context(int ordinal, hkb_context_s** out) {
                                           " device(s) present)");
   }
   std::lock_guard<std::mutex> lock(contexts_mu_);
+  // Checked again under the lock shutdown holds: a context made after it would never die.
+  if (shut_down_.load()) return error(HKB_ERROR_SHUT_DOWN, "the library was shut down");
   if (contexts_.size() <= static_cast<size_t>(ordinal)) contexts_.resize(ordinal + 1);
   if (!contexts_[ordinal]) {
     auto ctx = std::make_unique<hkb_context_s>();
@@ -94,12 +96,24 @@ Status Library::check_alive(hkb_context_s* ctx) const {
   return Status::ok();
 }
 
-Status Library::bind(hkb_context_s* ctx) {
-  HKB_RETURN_IF_ERROR(check_alive(ctx));
+Status Library::enter(hkb_context_s* ctx, LiveLock* lock) const {
+  if (ctx == nullptr) return error(HKB_ERROR_INVALID_ARGUMENT, "null context");
+  *lock = LiveLock(ctx->life_mu);
+  return check_alive(ctx);
+}
+
+Status Library::bind(hkb_context_s* ctx, LiveLock* lock) {
+  HKB_RETURN_IF_ERROR(enter(ctx, lock));
   return runtime_->bind_device(ctx->ordinal);
 }
 
 Status Library::ensure_module(hkb_context_s* ctx, uint32_t index, void** handle) {
+  LiveLock live;
+  HKB_RETURN_IF_ERROR(enter(ctx, &live));
+  return ensure_module_locked(ctx, index, handle);
+}
+
+Status Library::ensure_module_locked(hkb_context_s* ctx, uint32_t index, void** handle) {
   ModuleSlot& slot = ctx->modules[index];
   if (void* h = slot.handle.load(std::memory_order_acquire)) {
     *handle = h;
@@ -156,8 +170,10 @@ Status Library::function(hkb_context_s* ctx, const char* name, hkb_function_s** 
     *out = fn;
     return Status::ok();
   }
+  LiveLock live;
+  HKB_RETURN_IF_ERROR(enter(ctx, &live));
   void* module = nullptr;
-  HKB_RETURN_IF_ERROR(ensure_module(ctx, fn->info->module, &module));
+  HKB_RETURN_IF_ERROR(ensure_module_locked(ctx, fn->info->module, &module));
   void* handle = nullptr;
   HKB_RETURN_IF_ERROR(runtime_->bind_device(ctx->ordinal));
   Status s = runtime_->module_function(module, name, &handle);
@@ -174,7 +190,8 @@ Status Library::function(hkb_context_s* ctx, const char* name, hkb_function_s** 
 Status Library::launch(hkb_function_s* fn, const hkb_launch_config& c, hkb_stream_s* stream,
                        void* const* args, const size_t* arg_sizes, size_t num_args) {
   if (fn == nullptr) return error(HKB_ERROR_INVALID_ARGUMENT, "null function");
-  HKB_RETURN_IF_ERROR(check_alive(fn->ctx));
+  LiveLock live;
+  HKB_RETURN_IF_ERROR(enter(fn->ctx, &live));
   const KernelInfo& k = *fn->info;
   if (stream != nullptr) {
     if (!stream->alive)
@@ -245,7 +262,8 @@ Status Library::launch(hkb_function_s* fn, const hkb_launch_config& c, hkb_strea
 }
 
 Status Library::stream_create(hkb_context_s* ctx, hkb_stream_s** out) {
-  HKB_RETURN_IF_ERROR(bind(ctx));
+  LiveLock live;
+  HKB_RETURN_IF_ERROR(bind(ctx, &live));
   void* native = nullptr;
   HKB_RETURN_IF_ERROR(runtime_->stream_create(&native));
   auto* s = new hkb_stream_s;
@@ -259,13 +277,14 @@ Status Library::stream_create(hkb_context_s* ctx, hkb_stream_s** out) {
 
 Status Library::stream_destroy(hkb_stream_s* stream) {
   hkb_context_s* ctx = stream->ctx;
+  LiveLock live(ctx->life_mu);  // a dead stream is still freed, so no alive check here
   {
     std::lock_guard<std::mutex> lock(ctx->streams_mu);
     ctx->streams.erase(stream);
   }
   Status s;
   if (stream->alive && ctx->alive.load()) {
-    s = bind(ctx);
+    s = runtime_->bind_device(ctx->ordinal);
     if (s.is_ok()) s = runtime_->stream_destroy(stream->native);
   }
   delete stream;
@@ -273,18 +292,21 @@ Status Library::stream_destroy(hkb_stream_s* stream) {
 }
 
 Status Library::stream_synchronize(hkb_stream_s* stream) {
+  LiveLock live;
+  HKB_RETURN_IF_ERROR(bind(stream->ctx, &live));
   if (!stream->alive) return error(HKB_ERROR_SHUT_DOWN, "the stream's context was shut down");
-  HKB_RETURN_IF_ERROR(bind(stream->ctx));
   return runtime_->stream_synchronize(stream->native);
 }
 
 Status Library::synchronize(hkb_context_s* ctx) {
-  HKB_RETURN_IF_ERROR(bind(ctx));
+  LiveLock live;
+  HKB_RETURN_IF_ERROR(bind(ctx, &live));
   return runtime_->device_synchronize();
 }
 
 Status Library::malloc(hkb_context_s* ctx, size_t bytes, uint64_t* ptr) {
-  HKB_RETURN_IF_ERROR(bind(ctx));
+  LiveLock live;
+  HKB_RETURN_IF_ERROR(bind(ctx, &live));
   if (bytes == 0) {
     *ptr = 0;
     return Status::ok();
@@ -295,12 +317,14 @@ Status Library::malloc(hkb_context_s* ctx, size_t bytes, uint64_t* ptr) {
 }
 
 Status Library::free(hkb_context_s* ctx, uint64_t ptr) {
-  HKB_RETURN_IF_ERROR(bind(ctx));
+  LiveLock live;
+  HKB_RETURN_IF_ERROR(bind(ctx, &live));
   return ptr == 0 ? Status::ok() : runtime_->mem_free(ptr);
 }
 
 Status Library::memcpy_htod(hkb_context_s* ctx, uint64_t dst, const void* src, size_t bytes) {
-  HKB_RETURN_IF_ERROR(bind(ctx));
+  LiveLock live;
+  HKB_RETURN_IF_ERROR(bind(ctx, &live));
   if (bytes == 0) return Status::ok();
   if (src == nullptr || dst == 0)
     return error(HKB_ERROR_INVALID_ARGUMENT, "memcpy_htod: null pointer");
@@ -308,7 +332,8 @@ Status Library::memcpy_htod(hkb_context_s* ctx, uint64_t dst, const void* src, s
 }
 
 Status Library::memcpy_dtoh(hkb_context_s* ctx, void* dst, uint64_t src, size_t bytes) {
-  HKB_RETURN_IF_ERROR(bind(ctx));
+  LiveLock live;
+  HKB_RETURN_IF_ERROR(bind(ctx, &live));
   if (bytes == 0) return Status::ok();
   if (dst == nullptr || src == 0)
     return error(HKB_ERROR_INVALID_ARGUMENT, "memcpy_dtoh: null pointer");
@@ -316,14 +341,16 @@ Status Library::memcpy_dtoh(hkb_context_s* ctx, void* dst, uint64_t src, size_t 
 }
 
 Status Library::memcpy_dtod(hkb_context_s* ctx, uint64_t dst, uint64_t src, size_t bytes) {
-  HKB_RETURN_IF_ERROR(bind(ctx));
+  LiveLock live;
+  HKB_RETURN_IF_ERROR(bind(ctx, &live));
   if (bytes == 0) return Status::ok();
   if (dst == 0 || src == 0) return error(HKB_ERROR_INVALID_ARGUMENT, "memcpy_dtod: null pointer");
   return runtime_->memcpy_dtod(dst, src, bytes);
 }
 
 Status Library::memset_d8(hkb_context_s* ctx, uint64_t dst, uint8_t value, size_t bytes) {
-  HKB_RETURN_IF_ERROR(bind(ctx));
+  LiveLock live;
+  HKB_RETURN_IF_ERROR(bind(ctx, &live));
   if (bytes == 0) return Status::ok();
   if (dst == 0) return error(HKB_ERROR_INVALID_ARGUMENT, "memset_d8: null pointer");
   return runtime_->memset_d8(dst, value, bytes);
@@ -345,6 +372,9 @@ void Library::shutdown() {
   std::lock_guard<std::mutex> lock(contexts_mu_);
   for (auto& ctx : contexts_) {
     if (!ctx) continue;
+    // Waits for operations in flight on this context; later ones see it dead.
+    std::unique_lock<std::shared_mutex> life(ctx->life_mu);
+    ctx->alive.store(false, std::memory_order_release);
     // Synchronise before unloading: kernels still running must not lose their code.
     if (runtime_->bind_device(ctx->ordinal).is_ok()) {
       Status s = runtime_->device_synchronize();
@@ -359,7 +389,6 @@ void Library::shutdown() {
         if (void* h = ctx->modules[i].handle.exchange(nullptr)) runtime_->module_unload(h);
       }
     }
-    ctx->alive.store(false, std::memory_order_release);
   }
 }
 

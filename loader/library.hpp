@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <shared_mutex>
 #include <string>
 #include <vector>
 
@@ -53,7 +54,7 @@ struct hkb_function_s {
 struct hkb_stream_s {
   hkb_context_s* ctx = nullptr;
   void* native = nullptr;
-  bool alive = true;
+  bool alive = true;  // guarded by ctx->life_mu (written only under its exclusive lock)
 };
 
 struct hkb_context_s {
@@ -62,6 +63,10 @@ struct hkb_context_s {
   std::string target;
   std::string device_name;
   std::atomic<bool> alive{true};
+  // Held shared by every operation that uses the runtime for this context (loads, launches,
+  // streams, memory) and exclusively by shutdown, so shutdown never unloads a module or destroys
+  // a stream that a launch on another thread is using.
+  std::shared_mutex life_mu;
   std::unique_ptr<hkb::detail::ModuleSlot[]> modules;
   std::unique_ptr<hkb_function_s[]> functions;
   std::mutex streams_mu;
@@ -110,8 +115,13 @@ class Library {
   const Options& options() const { return options_; }
 
  private:
+  using LiveLock = std::shared_lock<std::shared_mutex>;
   Status check_alive(hkb_context_s* ctx) const;
-  Status bind(hkb_context_s* ctx);
+  // Takes ctx->life_mu shared, then checks that the context is alive.
+  Status enter(hkb_context_s* ctx, LiveLock* lock) const;
+  // enter() plus binding the context's device on this thread.
+  Status bind(hkb_context_s* ctx, LiveLock* lock);
+  Status ensure_module_locked(hkb_context_s* ctx, uint32_t index, void** handle);
 
   std::unique_ptr<Runtime> runtime_;
   Manifest manifest_;

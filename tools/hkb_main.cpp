@@ -1,15 +1,16 @@
 // The hkb command line tool: `list` (the inventory), `doctor` (devices, their targets, the code
 // object entry serving each, and a load of every module), and, where built, the inventory checks
-// `check`, `report` and `info` (tools/inventory).
+// `check`, `report` and `info` (tools/inventory). Exit status: 0 success, 1 a check failed or the
+// input is bad, 2 the command line is wrong.
 #include "c_api.hpp"
 #include "code_object.hpp"
 #include "library.hpp"
+#include "tool_util.hpp"
 
 #include <CLI/CLI.hpp>
 #include <hkb/hkb.h>
 
 #include <cstdio>
-#include <cstring>
 #include <iostream>
 #include <string>
 
@@ -22,125 +23,114 @@ namespace {
 using hkb::detail::Library;
 using hkb::detail::Manifest;
 using hkb::detail::Status;
+using nlohmann::json;
 
-int fail(const Status& s) {
-  std::fprintf(stderr, "hkb: %s: %s\n", hkb_status_string(s.code), s.message.c_str());
-  return 1;
+constexpr const char* kExitCodes =
+    "Exit status: 0 success; 1 a check failed, a file is bad or a name matches nothing; "
+    "2 usage error (unknown command or option).";
+
+int fail(const Status& s, bool as_json) {
+  if (as_json) {
+    hkb_tool::print_json({{"ok", false}, {"error", s.message}});
+  } else {
+    std::fprintf(stderr, "hkb: %s: %s\n", hkb_status_string(s.code), s.message.c_str());
+  }
+  return hkb_tool::kExitFailed;
 }
 
-int run_list(const std::string& module_filter, bool names_only) {
+struct ListOptions {
+  std::string pattern;  // glob on kernel names; empty: every kernel
+  std::string module;   // only this module; empty: every module
+  bool names_only = false;
+  bool as_json = false;
+};
+
+int run_list(const ListOptions& o) {
   Manifest m;
   Status s = hkb::detail::embedded_manifest(&m);
-  if (!s) return fail(s);
+  if (!s) return fail(s, o.as_json);
+  if (!o.module.empty() && m.module_index(o.module) < 0) {
+    std::string known;
+    for (const auto& name : m.modules) known += (known.empty() ? "" : ", ") + name;
+    return fail(hkb::detail::error(HKB_ERROR_INVALID_ARGUMENT,
+                                   "no module named '" + o.module + "' (modules: " + known + ")"),
+                o.as_json);
+  }
+  json kernels = json::array();
   size_t shown = 0;
   for (const auto& k : m.kernels) {
     const std::string& module = m.modules[k.module];
-    if (!module_filter.empty() && module != module_filter) continue;
-    if (names_only) {
+    if (!o.module.empty() && module != o.module) continue;
+    if (!o.pattern.empty() && !hkb_tool::glob_match(o.pattern, k.name)) continue;
+    ++shown;
+    if (o.as_json) {
+      json params = json::array();
+      for (const auto& p : k.params) {
+        params.push_back({{"name", p.name}, {"type", p.type}, {"size", p.size}});
+      }
+      kernels.push_back({{"name", k.name}, {"module", module}, {"params", params}});
+    } else if (o.names_only) {
       std::printf("%s\n", k.name.c_str());
     } else {
       std::printf("%-10s %s\n", module.c_str(), hkb::detail::signature_string(k).c_str());
     }
-    ++shown;
   }
-  if (!names_only) {
+  const bool ok = shown > 0 || o.pattern.empty();
+  if (o.as_json) {
+    hkb_tool::print_json({{"ok", ok}, {"platform", hkb_platform()}, {"kernels", kernels}});
+  } else if (!o.names_only) {
     std::printf("%zu kernels in %zu modules (%s flavour)\n", shown,
-                module_filter.empty() ? m.modules.size() : size_t{1}, hkb_platform());
+                o.module.empty() ? m.modules.size() : size_t{1}, hkb_platform());
   }
-  return 0;
-}
-
-int run_doctor() {
-  int major, minor, patch, abi;
-  hkb_version(&major, &minor, &patch, &abi);
-  std::printf("hkb %d.%d.%d (ABI %d), %s flavour\n", major, minor, patch, abi, hkb_platform());
-  Library* lib = nullptr;
-  Status s = hkb::detail::current_library(&lib);
-  if (!s) return fail(s);
-  const Manifest& m = lib->manifest();
-  std::printf("manifest: %zu kernels in %zu modules\n", m.kernels.size(), m.modules.size());
-  std::printf("code objects: %s\n", lib->source().describe().c_str());
-  bool ok = true;
-  for (const auto& module : m.modules) {
-    hkb::detail::ModuleImage image;
-    Status r = lib->source().read(module, &image);
-    if (!r) {
-      std::printf("  %-10s MISSING: %s\n", module.c_str(), r.message.c_str());
-      ok = false;
-      continue;
-    }
-    std::string targets;
-    if (hkb::detail::has_bundle_magic(image.data, image.size)) {
-      std::vector<hkb::detail::BundleEntry> entries;
-      r = hkb::detail::parse_offload_bundle(image.data, image.size, image.origin, &entries);
-      if (!r) {
-        std::printf("  %-10s CORRUPT: %s\n", module.c_str(), r.message.c_str());
-        ok = false;
-        continue;
-      }
-      for (const auto& t : hkb::detail::bundle_targets(entries)) targets += " " + t;
-    } else {
-      targets = hkb::detail::is_cuda_fatbin(image.data, image.size) ? " (CUDA fatbin)" : " (ELF)";
-    }
-    std::printf("  %-10s %8zu bytes, targets:%s\n", module.c_str(), image.size, targets.c_str());
-  }
-  int count = 0;
-  s = lib->device_count(&count);
-  if (!s) return fail(s);
-  if (count == 0) {
-    std::printf("devices: none (%s runtime reports no GPU); nothing to load\n",
-                lib->runtime().name());
-    return ok ? 0 : 1;
-  }
-  std::printf("devices: %d\n", count);
-  for (int d = 0; d < count; ++d) {
-    hkb_context_s* ctx = nullptr;
-    s = lib->context(d, &ctx);
-    if (!s) {
-      std::printf("  device %d: %s\n", d, s.message.c_str());
-      ok = false;
-      continue;
-    }
-    std::printf("  device %d: %s, target %s\n", d, ctx->device_name.c_str(), ctx->target.c_str());
-    for (uint32_t i = 0; i < m.modules.size(); ++i) {
-      void* handle = nullptr;
-      s = lib->ensure_module(ctx, i, &handle);
-      if (!s) {
-        std::printf("    %-10s FAILED: %s\n", m.modules[i].c_str(), s.message.c_str());
-        ok = false;
-      }
-    }
-    for (const auto& lm : lib->loaded_modules(ctx)) {
-      std::printf("    %-10s loaded, entry %s\n", lm.name.c_str(), lm.target.c_str());
-    }
-  }
-  std::printf(ok ? "doctor: all modules load\n" : "doctor: problems found\n");
-  return ok ? 0 : 1;
+  if (!ok) std::fprintf(stderr, "hkb: no kernel name matches '%s'\n", o.pattern.c_str());
+  return ok ? hkb_tool::kExitOk : hkb_tool::kExitFailed;
 }
 
 }  // namespace
 
+int run_doctor(bool as_json);  // tools/doctor.cpp
+
 int main(int argc, char** argv) {
-  CLI::App app{"hkb: HIP kernel bundle tool"};
+  CLI::App app{"hkb: HIP kernel bundle tool", "hkb"};
+  app.footer(kExitCodes);
   app.require_subcommand(1);
+  app.set_version_flag("--version", hkb_tool::version_string());
 
-  std::string module_filter;
-  bool names_only = false;
+  ListOptions list_options;
   auto* list = app.add_subcommand("list", "List every kernel and its signature");
-  list->add_option("--module", module_filter, "Only this module");
-  list->add_flag("--names", names_only, "Names only, one per line");
+  list->add_option("pattern", list_options.pattern,
+                   "Only kernels whose name matches this glob (*, ?, [abc]); e.g. 'affine_*'");
+  list->add_option("--module", list_options.module, "Only this module");
+  list->add_flag("--names", list_options.names_only, "Names only, one per line");
+  list->add_flag("--json", list_options.as_json, "Machine-readable output");
 
+  bool doctor_json = false;
   auto* doctor = app.add_subcommand(
       "doctor",
       "Show devices, their target IDs, the bundle entry serving each, and load every module");
+  doctor->add_flag("--json", doctor_json, "Machine-readable output");
 
 #if defined(HKB_HAVE_INVENTORY)
   hkb_tool::add_inventory_commands(app);
 #endif
 
   int rc = 0;
-  list->callback([&] { rc = run_list(module_filter, names_only); });
-  doctor->callback([&] { rc = run_doctor(); });
-  CLI11_PARSE(app, argc, argv);
+  list->callback([&] { rc = run_list(list_options); });
+  doctor->callback([&] { rc = run_doctor(doctor_json); });
+  const std::string unknown = hkb_tool::unknown_subcommand(app, argc, argv);
+  if (!unknown.empty()) {
+    std::fprintf(stderr, "hkb: %s\nRun with --help for more information.\n", unknown.c_str());
+    return hkb_tool::kExitUsage;
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {  // --help, --version
+    return app.exit(e);
+  } catch (const CLI::RuntimeError& e) {  // a subcommand's failure
+    return e.get_exit_code() == 0 ? hkb_tool::kExitOk : hkb_tool::kExitFailed;
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return hkb_tool::kExitUsage;
+  }
   return rc;
 }

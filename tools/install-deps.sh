@@ -4,7 +4,10 @@ set -euo pipefail
 pkgs=(cmake ninja-build g++ pkg-config python3 clang-format
       hipcc libamdhip64-dev libamd-comgr-dev rocm-device-libs
       libfmt-dev libspdlog-dev googletest libgtest-dev nlohmann-json3-dev libcli11-dev
-      libbenchmark-dev)
+      libbenchmark-dev
+      # reliability jobs (#23): clang-15's sanitizer and libFuzzer runtimes
+      # (libclang-common-15-dev), dpkg-shlibdeps for cpack -G DEB
+      clang-15 libclang-common-15-dev dpkg-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" > /dev/null 2>&1 || missing+=("$p")

@@ -1,6 +1,11 @@
 // hkb C++ API: a header-only layer over the C ABI (hkb.h), so the shared library exports only
 // `hkb_` symbols. Failures throw hkb::Error carrying the status and the library's message.
+// Requires C++17 (the CMake target hkb::hkb asks for it).
 #pragma once
+
+#if __cplusplus < 201703L
+#error "hkb.hpp requires C++17 or later (-std=c++17)"
+#endif
 
 #include <hkb/hkb.h>
 
@@ -14,16 +19,20 @@
 
 namespace hkb {
 
+// A failed call: the C ABI's status and its message (what() is "HKB_ERROR_...: message").
 class Error : public std::runtime_error {
  public:
+  // An error with `status` and `message`.
   Error(hkb_status status, const std::string& message)
       : std::runtime_error(message), status_(status) {}
+  // The status the failing call returned.
   hkb_status status() const noexcept { return status_; }
 
  private:
   hkb_status status_;
 };
 
+// Throws Error with hkb_last_error()'s message unless `status` is HKB_SUCCESS.
 inline void check(hkb_status status) {
   if (status != HKB_SUCCESS) {
     throw Error(status, std::string(hkb_status_string(status)) + ": " + hkb_last_error());
@@ -32,22 +41,26 @@ inline void check(hkb_status status) {
 
 // Host-side storage of the reduced-precision dtypes, layout-identical to the kernels' arguments
 // (candle passes __half/__nv_bfloat16/__nv_fp8_e4m3 by value as 2/2/1 bytes).
+// IEEE half precision, as raw bits.
 struct f16 {
-  uint16_t bits;
+  uint16_t bits;  // sign, 5 exponent, 10 mantissa bits
 };
+// bfloat16, as raw bits.
 struct bf16 {
-  uint16_t bits;
+  uint16_t bits;  // sign, 8 exponent, 7 mantissa bits
 };
+// FP8 E4M3 (finite, no infinities), as raw bits.
 struct f8e4m3 {
-  uint8_t bits;
+  uint8_t bits;  // sign, 4 exponent, 3 mantissa bits
 };
 
 // Launch geometry. for_num_elems matches cudarc's LaunchConfig::for_num_elems exactly.
 struct LaunchConfig {
-  uint32_t grid[3] = {1, 1, 1};
-  uint32_t block[3] = {1, 1, 1};
-  uint32_t shared_mem_bytes = 0;
+  uint32_t grid[3] = {1, 1, 1};   // blocks in x, y, z
+  uint32_t block[3] = {1, 1, 1};  // threads per block in x, y, z
+  uint32_t shared_mem_bytes = 0;  // dynamic shared memory per block
 
+  // Block (1024,1,1), grid (ceil(n/1024),1,1), as cudarc.
   static LaunchConfig for_num_elems(uint32_t n) {
     const hkb_launch_config c = hkb_launch_config_for_num_elems(n);
     LaunchConfig cfg;
@@ -56,6 +69,7 @@ struct LaunchConfig {
     cfg.shared_mem_bytes = c.shared_mem_bytes;
     return cfg;
   }
+  // Grid (gx,gy,gz), block (bx,by,bz) and `shared` bytes of dynamic shared memory.
   static LaunchConfig make(uint32_t gx, uint32_t gy, uint32_t gz, uint32_t bx, uint32_t by,
                            uint32_t bz, uint32_t shared = 0) {
     LaunchConfig cfg;
@@ -64,6 +78,7 @@ struct LaunchConfig {
     cfg.shared_mem_bytes = shared;
     return cfg;
   }
+  // The C ABI's struct.
   hkb_launch_config raw() const {
     hkb_launch_config c;
     std::memcpy(c.grid, grid, sizeof(grid));
@@ -77,9 +92,10 @@ struct LaunchConfig {
 // inline storage (no allocation) and hands the library a pointer to each copy.
 class LaunchArgs {
  public:
-  static constexpr size_t kMaxArgs = 32;
-  static constexpr size_t kMaxArgBytes = 16;
+  static constexpr size_t kMaxArgs = 32;      // arguments per launch
+  static constexpr size_t kMaxArgBytes = 16;  // bytes per argument
 
+  // Appends a copy of `value`; throws Error past kMaxArgs arguments.
   template <typename T>
   LaunchArgs& arg(const T& value) {
     static_assert(std::is_trivially_copyable<T>::value, "kernel arguments are copied bytewise");
@@ -91,11 +107,14 @@ class LaunchArgs {
     ++count_;
     return *this;
   }
+  // Number of arguments added.
   size_t size() const noexcept { return count_; }
+  // Pointers to the host copies, for hkb_launch's `args`.
   void* const* pointers() const noexcept { return ptrs_; }
+  // Byte sizes of the arguments, for hkb_launch's `arg_sizes`.
   const size_t* sizes() const noexcept { return sizes_; }
 
-  // Copying would leave pointers into the source's storage.
+  // No arguments yet. Copying would leave pointers into the source's storage, so it is deleted.
   LaunchArgs() = default;
   LaunchArgs(const LaunchArgs&) = delete;
   LaunchArgs& operator=(const LaunchArgs&) = delete;
@@ -110,9 +129,11 @@ class LaunchArgs {
   size_t count_ = 0;
 };
 
+// An owned stream (destroyed with the object), or the default stream.
 class Stream {
  public:
   Stream() = default;  // the default stream
+  // A new stream on the context's device.
   explicit Stream(hkb_context ctx) { check(hkb_stream_create(ctx, &s_)); }
   ~Stream() {
     if (s_ != nullptr) hkb_stream_destroy(s_);
@@ -124,23 +145,31 @@ class Stream {
   }
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
+  // Waits for the stream's work.
   void synchronize() const { check(hkb_stream_synchronize(s_)); }
+  // The C handle (nullptr: the default stream).
   hkb_stream get() const noexcept { return s_; }
 
  private:
   hkb_stream s_ = nullptr;
 };
 
+// A kernel on one device (a handle owned by the library; copying is free).
 class Function {
  public:
   Function() = default;
+  // Wraps a handle from hkb_function_get.
   explicit Function(hkb_function fn) : fn_(fn) {}
+  // Launches with `args` checked against the kernel's signature; on `stream` or the default one.
   void launch(const LaunchConfig& cfg, const LaunchArgs& args, hkb_stream stream = nullptr) const {
     const hkb_launch_config c = cfg.raw();
     check(hkb_launch(fn_, &c, stream, args.pointers(), args.sizes(), args.size()));
   }
+  // The kernel's name.
   std::string name() const { return hkb_function_name(fn_); }
+  // Number of parameters in its signature.
   size_t num_params() const { return hkb_function_num_params(fn_); }
+  // The C handle.
   hkb_function get() const noexcept { return fn_; }
 
  private:
@@ -151,7 +180,8 @@ class Function {
 template <typename T>
 class DeviceBuffer {
  public:
-  DeviceBuffer() = default;
+  DeviceBuffer() = default;  // empty, address 0
+  // Allocates `n` elements on the context's device.
   DeviceBuffer(hkb_context ctx, size_t n) : ctx_(ctx), n_(n) {
     check(hkb_malloc(ctx, n * sizeof(T), &ptr_));
   }
@@ -169,10 +199,12 @@ class DeviceBuffer {
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 
+  // Copies `host` (exactly size() elements) to the device.
   void upload(const std::vector<T>& host) {
     if (host.size() != n_) throw Error(HKB_ERROR_INVALID_ARGUMENT, "upload: size mismatch");
     check(hkb_memcpy_htod(ctx_, ptr_, host.data(), n_ * sizeof(T)));
   }
+  // Copies the buffer back to the host.
   std::vector<T> download() const {
     std::vector<T> host(n_);
     check(hkb_memcpy_dtoh(ctx_, host.data(), ptr_, n_ * sizeof(T)));
@@ -180,6 +212,7 @@ class DeviceBuffer {
   }
   // Device address of element `i` (candle passes views as base pointer plus start offset).
   hkb_devptr ptr(size_t i = 0) const noexcept { return ptr_ + i * sizeof(T); }
+  // Number of elements.
   size_t size() const noexcept { return n_; }
 
  private:
@@ -188,43 +221,55 @@ class DeviceBuffer {
   size_t n_ = 0;
 };
 
+// A GPU: its context (owned by the library), kernels, memory and streams.
 class Device {
  public:
+  // Number of GPUs present (0 without one).
   static int count() {
     int n = 0;
     check(hkb_device_count(&n));
     return n;
   }
+  // The device `ordinal`; throws Error (HKB_ERROR_NO_DEVICE) if there is none.
   explicit Device(int ordinal = 0) { check(hkb_context_get(ordinal, &ctx_)); }
 
+  // Full target ID ("gfx90a:sramecc+:xnack-", "sm_90").
   std::string target() const {
     char buf[256];
     check(hkb_context_target(ctx_, buf, sizeof(buf)));
     return buf;
   }
+  // The device ordinal.
   int ordinal() const {
     int o = -1;
     check(hkb_context_ordinal(ctx_, &o));
     return o;
   }
+  // The kernel `name`; loads its module on first use. Throws with the nearest names if unknown.
   Function function(const char* name) const {
     hkb_function fn = nullptr;
     check(hkb_function_get(ctx_, name, &fn));
     return Function(fn);
   }
+  // As function(const char*).
   Function function(const std::string& name) const { return function(name.c_str()); }
+  // An uninitialised buffer of `n` elements.
   template <typename T>
   DeviceBuffer<T> alloc(size_t n) const {
     return DeviceBuffer<T>(ctx_, n);
   }
+  // A buffer holding a copy of `host`.
   template <typename T>
   DeviceBuffer<T> upload(const std::vector<T>& host) const {
     DeviceBuffer<T> buf(ctx_, host.size());
     buf.upload(host);
     return buf;
   }
+  // A new stream on this device.
   Stream create_stream() const { return Stream(ctx_); }
+  // Waits for all work on this device.
   void synchronize() const { check(hkb_context_synchronize(ctx_)); }
+  // The C handle.
   hkb_context get() const noexcept { return ctx_; }
 
  private:

@@ -66,15 +66,21 @@ class Runtime final : public hkb::detail::Runtime {
     delete static_cast<int*>(module);
     return Status::ok();
   }
-  Status module_function(void*, const char* name, void** function) override {
+  Status module_function(void* module, const char* name, void** function) override {
+    // Reads the module as a real runtime would: a module unloaded under us is a use after free.
+    if (*static_cast<volatile int*>(module) < 0)
+      return hkb::detail::error(HKB_ERROR_RUNTIME, "bad");
     std::lock_guard<std::mutex> l(s_->mu);
     auto [it, fresh] = names_.emplace(name, nullptr);
     if (fresh) it->second = new std::string(name);
     *function = it->second;
     return Status::ok();
   }
-  Status launch(void* function, hkb::detail::Dim3, hkb::detail::Dim3, uint32_t, void*,
+  Status launch(void* function, hkb::detail::Dim3, hkb::detail::Dim3, uint32_t, void* stream,
                 void**) override {
+    // A stream destroyed while the launch uses it is a use after free (ASan) or a race (TSan).
+    std::this_thread::yield();
+    if (stream != nullptr) ++*static_cast<int*>(stream);
     s_->launches++;
     std::lock_guard<std::mutex> l(s_->mu);
     s_->launched_kernels.push_back(*static_cast<std::string*>(function));

@@ -1,11 +1,10 @@
 #include "code_object_info.hpp"
 
+#include "bundle_source.hpp"
 #include "msgpack.hpp"
 
 #include <algorithm>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <map>
 
 namespace hkb_tool {
@@ -478,11 +477,7 @@ Status read_module_file(const uint8_t* data, size_t size, std::string_view origi
 }
 
 Status read_file_bytes(const std::string& path, std::vector<uint8_t>* out) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return error(HKB_ERROR_IO, path + ": cannot open");
-  out->assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-  if (f.bad()) return error(HKB_ERROR_IO, path + ": read error");
-  return Status::ok();
+  return hkb::detail::read_regular_file(path, hkb::detail::kMaxInputFileBytes, out);
 }
 
 }  // namespace hkb_tool

@@ -1,8 +1,12 @@
 #include "commands.hpp"
 
 #include "inventory.hpp"
+#include "tool_util.hpp"
+
+#include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -10,11 +14,35 @@ namespace hkb_tool {
 
 namespace {
 
+namespace fs = std::filesystem;
+
+// Where the subcommands look by default: next to an installed hkb (bin/../lib/hkb, found from
+// the executable's own path, so any install prefix works), else the build tree it came from.
+struct DefaultPaths {
+  std::string bundle_dir = HKB_INVENTORY_BUNDLE_DIR;
+  std::string manifest = HKB_INVENTORY_MANIFEST;
+  std::string candle_abi = HKB_INVENTORY_CANDLE_ABI;
+};
+
+DefaultPaths default_paths() {
+  DefaultPaths d;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return d;
+  const fs::path bundle = exe.parent_path() / HKB_INVENTORY_INSTALLED_BUNDLE_REL;
+  if (!fs::is_regular_file(bundle / "hkb-manifest.json", ec)) return d;
+  d.bundle_dir = bundle.lexically_normal().string();
+  d.manifest = (bundle / "hkb-manifest.json").lexically_normal().string();
+  d.candle_abi = (exe.parent_path() / HKB_INVENTORY_INSTALLED_ABI_REL).lexically_normal().string();
+  return d;
+}
+
 struct Settings {
-  CheckOptions check{HKB_INVENTORY_BUNDLE_DIR, HKB_INVENTORY_MANIFEST, HKB_INVENTORY_CANDLE_ABI};
+  DefaultPaths paths = default_paths();
+  CheckOptions check{paths.bundle_dir, paths.manifest, paths.candle_abi};
   bool no_candle = false;
   bool check_json = false;
-  ReportOptions report{HKB_INVENTORY_BUNDLE_DIR, ""};
+  ReportOptions report{paths.bundle_dir, ""};
   bool report_json = false;
   bool fail_on_spill = false;
   std::string info_file;
@@ -23,7 +51,7 @@ struct Settings {
 
 void finish(bool ok) {
   std::fflush(stdout);
-  if (!ok) throw CLI::RuntimeError(1);
+  if (!ok) throw CLI::RuntimeError(kExitFailed);
 }
 
 }  // namespace
@@ -52,7 +80,7 @@ void add_inventory_commands(CLI::App& app) {
     if (s->no_candle) o.candle_abi_path.clear();
     const CheckResult r = run_check(o);
     if (s->check_json) {
-      std::cout << check_json(r).dump(1) << "\n";
+      print_json(check_json(r));
     } else {
       std::cout << check_text(r);
     }
@@ -69,7 +97,7 @@ void add_inventory_commands(CLI::App& app) {
   report->callback([s] {
     const ReportResult r = run_report(s->report);
     if (s->report_json) {
-      std::cout << report_json(r).dump(1) << "\n";
+      print_json(report_json(r));
     } else {
       std::cout << report_text(r);
     }
@@ -84,7 +112,7 @@ void add_inventory_commands(CLI::App& app) {
   info->callback([s] {
     const InfoResult r = run_info(s->info_file);
     if (s->info_json) {
-      std::cout << info_json(r).dump(1) << "\n";
+      print_json(info_json(r));
     } else {
       std::cout << info_text(r);
     }

@@ -1,5 +1,5 @@
 // Registers the inventory subcommands `check`, `report` and `info` on the hkb tool's CLI11 app.
-// A failing subcommand ends the program with a non-zero status through CLI::RuntimeError.
+// A failing subcommand ends the program with status 1 (kExitFailed) through CLI::RuntimeError.
 #pragma once
 
 #include <CLI/CLI.hpp>

@@ -508,9 +508,18 @@ ReportResult run_report(const ReportOptions& opt) {
       r.errors.push_back(s.message);
       continue;
     }
+    // --target may also be a device's full target ID (gfx90a:sramecc+:xnack-): then the entry
+    // the loader would pick for that device is reported.
+    hkb::detail::SelectedImage selected;
+    const bool served =
+        !opt.target.empty() && !images.empty() && images[0].kind == ImageKind::kAmdgpu &&
+        hkb::detail::has_bundle_magic(bytes.data(), bytes.size()) &&
+        hkb::detail::select_amd_image(bytes.data(), bytes.size(), opt.target, path, &selected);
+    const std::string served_target = selected.target;
     for (const auto& img : images) {
       if (!opt.target.empty() && img.target != opt.target &&
-          hkb::detail::target_processor(img.target) != opt.target) {
+          hkb::detail::target_processor(img.target) != opt.target &&
+          !(served && img.target == served_target)) {
         continue;
       }
       target_seen = true;

@@ -7,31 +7,50 @@
 //! a newer library may return a value this crate does not know, and a Rust enum holding an
 //! undeclared discriminant is undefined behaviour.
 #![no_std]
+#![deny(missing_docs)]
 #![allow(non_camel_case_types)]
 
 use core::ffi::{c_char, c_int, c_void};
 use core::marker::{PhantomData, PhantomPinned};
 
+/// Major version of the header these bindings mirror.
 pub const HKB_VERSION_MAJOR: c_int = 0;
+/// Minor version of the header these bindings mirror.
 pub const HKB_VERSION_MINOR: c_int = 1;
+/// Patch version of the header these bindings mirror.
 pub const HKB_VERSION_PATCH: c_int = 0;
 /// The ABI these bindings were written against; compare with what `hkb_version` reports.
 pub const HKB_ABI_VERSION: c_int = 1;
 
+/// Result of every fallible call (`HKB_SUCCESS` or an `HKB_ERROR_*` value).
 pub type hkb_status = c_int;
+/// The call did what was asked.
 pub const HKB_SUCCESS: hkb_status = 0;
+/// Null pointer, bad handle or bad launch geometry.
 pub const HKB_ERROR_INVALID_ARGUMENT: hkb_status = 1;
+/// No GPU, or the ordinal is out of range.
 pub const HKB_ERROR_NO_DEVICE: hkb_status = 2;
+/// The name is not in the manifest (the message lists near names).
 pub const HKB_ERROR_UNKNOWN_KERNEL: hkb_status = 3;
+/// Wrong argument count or size for the kernel's signature.
 pub const HKB_ERROR_ARGUMENT_MISMATCH: hkb_status = 4;
+/// The code object has no entry for the device's target.
 pub const HKB_ERROR_TARGET_MISSING: hkb_status = 5;
+/// A code object is truncated or malformed.
 pub const HKB_ERROR_CORRUPT_BUNDLE: hkb_status = 6;
+/// The manifest is malformed.
 pub const HKB_ERROR_CORRUPT_MANIFEST: hkb_status = 7;
+/// The runtime refused to load a module (the message has its log).
 pub const HKB_ERROR_MODULE_LOAD: hkb_status = 8;
+/// A HIP or CUDA call failed.
 pub const HKB_ERROR_RUNTIME: hkb_status = 9;
+/// A launch failed, or failed at `HKB_DEBUG_SYNC`'s check.
 pub const HKB_ERROR_LAUNCH: hkb_status = 10;
+/// Host or device memory ran out.
 pub const HKB_ERROR_OUT_OF_MEMORY: hkb_status = 11;
+/// The library or the handle's context was shut down.
 pub const HKB_ERROR_SHUT_DOWN: hkb_status = 12;
+/// A file in `HKB_BUNDLE_DIR` is missing, unreadable or not a regular file.
 pub const HKB_ERROR_IO: hkb_status = 13;
 
 /// The C names of the status constants, indexed by value.
@@ -54,16 +73,19 @@ pub const HKB_STATUS_NAMES: [&str; 14] = [
 
 // Opaque handle targets: zero-sized, not constructible outside this crate, and neither Send, Sync
 // nor Unpin, so a raw pointer to one promises nothing the C library does not.
+/// Opaque target of [`hkb_context`].
 #[repr(C)]
 pub struct hkb_context_s {
     _data: [u8; 0],
     _marker: PhantomData<(*mut u8, PhantomPinned)>,
 }
+/// Opaque target of [`hkb_function`].
 #[repr(C)]
 pub struct hkb_function_s {
     _data: [u8; 0],
     _marker: PhantomData<(*mut u8, PhantomPinned)>,
 }
+/// Opaque target of [`hkb_stream`].
 #[repr(C)]
 pub struct hkb_stream_s {
     _data: [u8; 0],
@@ -79,40 +101,61 @@ pub type hkb_stream = *mut hkb_stream_s;
 /// A device address, as cudarc's `CUdeviceptr`.
 pub type hkb_devptr = u64;
 
+/// Launch geometry, as cudarc's `LaunchConfig`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct hkb_launch_config {
+    /// Blocks in x, y, z; any zero launches nothing.
     pub grid: [u32; 3],
+    /// Threads per block in x, y, z; 1 to 1024 in total.
     pub block: [u32; 3],
+    /// Dynamic shared memory per block, in bytes.
     pub shared_mem_bytes: u32,
 }
 
 extern "C" {
+    /// Version and ABI version of the library actually loaded.
     pub fn hkb_version(major: *mut c_int, minor: *mut c_int, patch: *mut c_int, abi: *mut c_int);
+    /// `"amd"` or `"nvidia"`: the flavour the library was built as.
     pub fn hkb_platform() -> *const c_char;
+    /// The status constant's C name; `HKB_ERROR_UNKNOWN_STATUS` for other values.
     pub fn hkb_status_string(status: hkb_status) -> *const c_char;
+    /// Message of the calling thread's last failing call (`""` if none).
     pub fn hkb_last_error() -> *const c_char;
 
+    /// Optional explicit start-up; every call initialises on first use.
     pub fn hkb_init() -> hkb_status;
+    /// Synchronises every device, unloads every module and invalidates every handle.
     pub fn hkb_shutdown() -> hkb_status;
 
+    /// Number of GPUs the runtime sees (0 without one).
     pub fn hkb_device_count(count: *mut c_int) -> hkb_status;
+    /// The library-owned context of device `ordinal`.
     pub fn hkb_context_get(ordinal: c_int, ctx: *mut hkb_context) -> hkb_status;
+    /// The device ordinal of a context.
     pub fn hkb_context_ordinal(ctx: hkb_context, ordinal: *mut c_int) -> hkb_status;
+    /// The device's full target ID, NUL-terminated, in at most `len` bytes.
     pub fn hkb_context_target(ctx: hkb_context, buf: *mut c_char, len: usize) -> hkb_status;
+    /// Waits for all work on the context's device.
     pub fn hkb_context_synchronize(ctx: hkb_context) -> hkb_status;
 
+    /// Looks a kernel up by name, loading its module on first use.
     pub fn hkb_function_get(
         ctx: hkb_context,
         name: *const c_char,
         fn_: *mut hkb_function,
     ) -> hkb_status;
+    /// The kernel's name.
     pub fn hkb_function_name(fn_: hkb_function) -> *const c_char;
+    /// Number of parameters of the kernel's signature.
     pub fn hkb_function_num_params(fn_: hkb_function) -> usize;
+    /// Byte size of parameter `index`; 0 if out of range.
     pub fn hkb_function_param_size(fn_: hkb_function, index: usize) -> usize;
 
+    /// cudarc's `LaunchConfig::for_num_elems`: block 1024, grid ceil(n / 1024).
     pub fn hkb_launch_config_for_num_elems(n: u32) -> hkb_launch_config;
 
+    /// Launches a kernel; `args[i]` points to a host copy of argument `i` of `arg_sizes[i]` bytes.
     pub fn hkb_launch(
         fn_: hkb_function,
         config: *const hkb_launch_config,
@@ -122,30 +165,39 @@ extern "C" {
         num_args: usize,
     ) -> hkb_status;
 
+    /// Creates a stream on the context's device.
     pub fn hkb_stream_create(ctx: hkb_context, stream: *mut hkb_stream) -> hkb_status;
+    /// Destroys a stream and frees its handle.
     pub fn hkb_stream_destroy(stream: hkb_stream) -> hkb_status;
+    /// Waits for the stream's work.
     pub fn hkb_stream_synchronize(stream: hkb_stream) -> hkb_status;
 
+    /// Allocates device memory (0 bytes gives address 0).
     pub fn hkb_malloc(ctx: hkb_context, bytes: usize, ptr: *mut hkb_devptr) -> hkb_status;
+    /// Frees memory from `hkb_malloc`; address 0 does nothing.
     pub fn hkb_free(ctx: hkb_context, ptr: hkb_devptr) -> hkb_status;
+    /// Copies host memory to the device.
     pub fn hkb_memcpy_htod(
         ctx: hkb_context,
         dst: hkb_devptr,
         src: *const c_void,
         bytes: usize,
     ) -> hkb_status;
+    /// Copies device memory to the host.
     pub fn hkb_memcpy_dtoh(
         ctx: hkb_context,
         dst: *mut c_void,
         src: hkb_devptr,
         bytes: usize,
     ) -> hkb_status;
+    /// Copies between device buffers.
     pub fn hkb_memcpy_dtod(
         ctx: hkb_context,
         dst: hkb_devptr,
         src: hkb_devptr,
         bytes: usize,
     ) -> hkb_status;
+    /// Sets device bytes to `value`.
     pub fn hkb_memset_d8(ctx: hkb_context, dst: hkb_devptr, value: u8, bytes: usize) -> hkb_status;
 }
 

@@ -19,12 +19,17 @@ unsafe impl<P> Sync for Handle<P> {}
 /// The version of the loaded libhkb and its ABI number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Version {
+    /// Major version.
     pub major: i32,
+    /// Minor version.
     pub minor: i32,
+    /// Patch version.
     pub patch: i32,
+    /// Version of the C ABI (`HKB_ABI_VERSION`).
     pub abi: i32,
 }
 
+/// The version of the libhkb actually loaded.
 pub fn version() -> Version {
     let (mut major, mut minor, mut patch, mut abi) = (0, 0, 0, 0);
     // SAFETY: four valid out-pointers.
@@ -134,6 +139,7 @@ impl Device {
         })
     }
 
+    /// The device ordinal.
     pub fn ordinal(&self) -> usize {
         self.inner.ordinal
     }
@@ -143,6 +149,7 @@ impl Device {
         &self.inner.target
     }
 
+    /// The C context handle, for calls this crate does not wrap.
     pub fn raw(&self) -> sys::hkb_context {
         self.inner.ctx.0
     }
@@ -254,14 +261,17 @@ pub struct Function {
 }
 
 impl Function {
+    /// The kernel's name.
     pub fn name(&self) -> &str {
         &self.name
     }
 
+    /// The device this kernel is loaded on.
     pub fn device(&self) -> &Device {
         &self.device
     }
 
+    /// The C function handle.
     pub fn raw(&self) -> sys::hkb_function {
         self.raw.0
     }
@@ -357,14 +367,17 @@ pub struct Stream {
 }
 
 impl Stream {
+    /// The device this stream belongs to.
     pub fn device(&self) -> &Device {
         &self.device
     }
 
+    /// The C stream handle (null for the default stream).
     pub fn raw(&self) -> sys::hkb_stream {
         self.raw.0
     }
 
+    /// Whether this is the device's default stream.
     pub fn is_default(&self) -> bool {
         self.raw.0.is_null()
     }

@@ -96,12 +96,15 @@ fn widen_to_f32(mag: u32, man: u32, bias: i32) -> f32 {
 }
 
 impl F16 {
+    /// The value with these IEEE half-precision bits.
     pub const fn from_bits(bits: u16) -> Self {
         F16(bits)
     }
+    /// The IEEE half-precision bits.
     pub const fn to_bits(self) -> u16 {
         self.0
     }
+    /// The nearest half-precision value (round to nearest even).
     pub fn from_f32(x: f32) -> Self {
         let bits = x.to_bits();
         let sign = ((bits >> 16) & 0x8000) as u16;
@@ -111,6 +114,7 @@ impl F16 {
         }
         F16(sign | round_from_f32(abs, 10, 15).min(0x7C00) as u16)
     }
+    /// The exact `f32` value.
     pub fn to_f32(self) -> f32 {
         let sign = if self.0 & 0x8000 != 0 { -1.0 } else { 1.0 };
         let mag = u32::from(self.0 & 0x7FFF);
@@ -123,12 +127,15 @@ impl F16 {
 }
 
 impl Bf16 {
+    /// The value with these bfloat16 bits.
     pub const fn from_bits(bits: u16) -> Self {
         Bf16(bits)
     }
+    /// The bfloat16 bits.
     pub const fn to_bits(self) -> u16 {
         self.0
     }
+    /// The nearest bfloat16 value (round to nearest even).
     pub fn from_f32(x: f32) -> Self {
         let bits = x.to_bits();
         if x.is_nan() {
@@ -137,6 +144,7 @@ impl Bf16 {
         let round = 0x7FFF + ((bits >> 16) & 1);
         Bf16((bits.wrapping_add(round) >> 16) as u16)
     }
+    /// The exact `f32` value.
     pub fn to_f32(self) -> f32 {
         f32::from_bits(u32::from(self.0) << 16)
     }
@@ -146,12 +154,15 @@ impl F8E4M3 {
     /// The largest finite magnitude, 448.
     pub const MAX: F8E4M3 = F8E4M3(0x7E);
 
+    /// The value with these FP8 E4M3 bits.
     pub const fn from_bits(bits: u8) -> Self {
         F8E4M3(bits)
     }
+    /// The FP8 E4M3 bits.
     pub const fn to_bits(self) -> u8 {
         self.0
     }
+    /// The nearest E4M3 value; finite values saturate at [`F8E4M3::MAX`], NaN stays NaN.
     pub fn from_f32(x: f32) -> Self {
         let bits = x.to_bits();
         let sign = ((bits >> 24) & 0x80) as u8;
@@ -161,6 +172,7 @@ impl F8E4M3 {
         }
         F8E4M3(sign | round_from_f32(abs, 3, 7).min(0x7E) as u8)
     }
+    /// The exact `f32` value.
     pub fn to_f32(self) -> f32 {
         let sign = if self.0 & 0x80 != 0 { -1.0 } else { 1.0 };
         let mag = u32::from(self.0 & 0x7F);

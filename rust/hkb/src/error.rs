@@ -12,9 +12,11 @@ pub struct Error {
     message: String,
 }
 
+/// `Result` with this crate's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
+    /// An error with `status` and `message`.
     pub fn new(status: sys::hkb_status, message: impl Into<String>) -> Self {
         Self {
             status,

@@ -12,8 +12,11 @@ use crate::memory::{DeviceBuffer, DeviceView};
 /// Launch geometry, field for field cudarc's `LaunchConfig`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct LaunchConfig {
+    /// Blocks in x, y, z; any zero launches nothing.
     pub grid_dim: (u32, u32, u32),
+    /// Threads per block in x, y, z; 1 to 1024 in total.
     pub block_dim: (u32, u32, u32),
+    /// Dynamic shared memory per block, in bytes.
     pub shared_mem_bytes: u32,
 }
 
@@ -69,6 +72,7 @@ pub struct LaunchArgs<'a> {
 }
 
 impl<'a> LaunchArgs<'a> {
+    /// No arguments yet.
     pub fn new() -> Self {
         Self::default()
     }
@@ -100,10 +104,12 @@ impl<'a> LaunchArgs<'a> {
         self
     }
 
+    /// Number of arguments added.
     pub fn len(&self) -> usize {
         self.sizes.len()
     }
 
+    /// Whether no argument was added.
     pub fn is_empty(&self) -> bool {
         self.sizes.is_empty()
     }
@@ -147,6 +153,7 @@ impl<'a> LaunchArgs<'a> {
 
 /// What `LaunchArgs::arg` accepts.
 pub trait KernelArg<'a> {
+    /// Appends this argument's host copy to `args`.
     fn push_to(self, args: &mut LaunchArgs<'a>);
 }
 
@@ -220,11 +227,13 @@ impl<'a> LaunchBuilder<'a> {
         }
     }
 
+    /// Appends one argument.
     pub fn arg<A: KernelArg<'a>>(&mut self, arg: A) -> &mut Self {
         self.args.arg(arg);
         self
     }
 
+    /// The arguments added so far.
     pub fn args(&self) -> &LaunchArgs<'a> {
         &self.args
     }

@@ -22,6 +22,7 @@
 //! ```
 //!
 //! Every fallible call returns [`Error`]: the library's `hkb_status` and its message.
+#![deny(missing_docs)]
 
 mod device;
 mod dtype;

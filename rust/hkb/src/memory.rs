@@ -52,18 +52,22 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         })
     }
 
+    /// Number of elements.
     pub fn len(&self) -> usize {
         self.len
     }
 
+    /// Whether the buffer has no elements.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
 
+    /// Size in bytes.
     pub fn size_bytes(&self) -> usize {
         self.len * size_of::<T>()
     }
 
+    /// The device the buffer lives on.
     pub fn device(&self) -> &Device {
         &self.device
     }
@@ -226,14 +230,17 @@ pub struct DeviceView<'a, T: DeviceCopy> {
 }
 
 impl<T: DeviceCopy> DeviceView<'_, T> {
+    /// Number of elements in the view.
     pub fn len(&self) -> usize {
         self.len
     }
 
+    /// Whether the view has no elements.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
 
+    /// Device address of the view's first element.
     pub fn device_ptr(&self) -> DevicePtr {
         DevicePtr(self.ptr)
     }
