@@ -51,23 +51,10 @@ template <>
 HKB_DEVICE f16 from_float<f16>(float v) {
   return f16{float_to_half_bits(v)};
 }
-// Round to nearest even. NVIDIA sm_80+: the hardware conversion (candle's __float2bfloat16), one
-// instruction, NaN becomes the canonical 0x7FFF. Elsewhere (AMD has no such instruction before
-// gfx950): integer rounding, NaN becomes a quiet NaN with its sign and high payload bits. Written
-// without a branch: a branch per element kept nvcc from interleaving the elements of a pack,
-// which made bf16 arithmetic compute-bound (uexp_bf16 at 55% of copy bandwidth on the H100).
+// Round to nearest even (platform.h).
 template <>
 HKB_DEVICE bf16 from_float<bf16>(float v) {
-#if defined(HKB_PLATFORM_NVIDIA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  uint16_t h;
-  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(v));
-  return bf16{h};
-#else
-  const uint32_t u = float_bits(v);
-  const uint32_t rounded = (u + 0x7FFFu + ((u >> 16) & 1u)) >> 16;
-  const uint32_t quiet = (u >> 16) | 0x0040u;
-  return bf16{static_cast<uint16_t>((u & 0x7FFFFFFFu) > 0x7F800000u ? quiet : rounded)};
-#endif
+  return bf16{float_to_bf16_bits(v)};
 }
 // Round to nearest even; finite overflow and infinities saturate to +-448 (CUDA's __NV_SATFINITE,
 // what candle's __nv_fp8_e4m3 constructor does); NaN becomes 0x7F.
