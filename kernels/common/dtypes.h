@@ -177,4 +177,52 @@ struct is_reduced_float<f8e4m3> {
   static constexpr bool value = true;
 };
 
+// Accumulators of sums and reductions: reduced floats in float, other floats in themselves.
+// acc_t: integers in themselves (wrapping like candle), except u8 widened to 32 bits so a shuffle
+// can carry it. wide_acc_t: integers in 64 bits, for sums that must not wrap before they are
+// scaled (pooling averages) or are truncated to the type at the end (convolutions).
+template <typename T>
+struct acc_type {
+  using type = compute_t<T>;
+};
+template <>
+struct acc_type<uint8_t> {
+  using type = uint32_t;
+};
+template <typename T>
+using acc_t = typename acc_type<T>::type;
+template <typename T>
+struct wide_acc_type {
+  using type = compute_t<T>;
+};
+template <>
+struct wide_acc_type<uint8_t> {
+  using type = uint64_t;
+};
+template <>
+struct wide_acc_type<uint32_t> {
+  using type = uint64_t;
+};
+template <typename T>
+using wide_acc_t = typename wide_acc_type<T>::type;
+
+// v in its accumulator type, and an accumulator back in T (reduced floats rounded once, integers
+// truncated).
+template <typename T>
+HKB_DEVICE acc_t<T> to_acc(T v) {
+  return static_cast<acc_t<T>>(widen(v));
+}
+template <typename T>
+HKB_DEVICE wide_acc_t<T> to_wide_acc(T v) {
+  return static_cast<wide_acc_t<T>>(widen(v));
+}
+template <typename T, typename A>
+HKB_DEVICE T from_acc(A v) {
+  if constexpr (is_reduced_float<T>::value) {
+    return narrow<T>(v);
+  } else {
+    return static_cast<T>(v);
+  }
+}
+
 }  // namespace hkb
