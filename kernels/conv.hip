@@ -65,7 +65,7 @@
   HKB_CONV_GLOBAL void conv1d_##TAG(                                                               \
       const size_t src_numel, const size_t num_dims, const size_t stride, const size_t padding,    \
       const size_t dilation, const size_t* info, const T* src, const T* kernel, T* dst) {          \
-    conv1d<T, false>(num_dims, stride, padding, dilation, info, src, kernel, dst);                 \
+    conv1d<T>(num_dims, stride, padding, dilation, info, src, kernel, dst);                        \
   }                                                                                                \
   HKB_CONV_GLOBAL void conv2d_##TAG(const size_t src_numel, const size_t w_out,                    \
                                     const size_t h_out, const size_t stride, const size_t padding, \
@@ -77,7 +77,7 @@
       const size_t src_numel, const size_t l_out, const size_t stride, const size_t padding,       \
       const size_t out_padding, const size_t dilation, const size_t* info, const T* src,           \
       const T* kernel, T* dst) {                                                                   \
-    conv1d<T, true>(l_out, stride, padding, dilation, info, src, kernel, dst);                     \
+    conv_transpose1d<T>(l_out, stride, padding, dilation, info, src, kernel, dst);                 \
   }                                                                                                \
   HKB_CONV_GLOBAL void conv_transpose2d_##TAG(                                                     \
       const size_t src_numel, const size_t w_out, const size_t h_out, const size_t stride,         \

@@ -28,47 +28,61 @@ HKB_DEVICE bool transposed_source(uint64_t o, uint64_t k, uint64_t stride, uint6
   return true;
 }
 
-// The input position that output o of a 1D conv reads through tap k, or false in the padding:
-// candle's (stride * o + k) * dilation - padding for conv1d, transposed_source for the transpose.
-template <bool kTransposed>
-HKB_DEVICE bool tap_source(uint64_t o, uint64_t k, uint64_t stride, uint64_t padding,
-                           uint64_t dilation, uint64_t in, uint64_t* i) {
-  if constexpr (kTransposed) {
-    return transposed_source(o, k, stride, padding, dilation, in, i);
-  } else {
-    const uint64_t pos = (stride * o + k) * dilation;
-    if (pos < padding || pos - padding >= in) return false;
-    *i = pos - padding;
-    return true;
-  }
-}
-
-// conv1d and conv_transpose1d. info = [src dims(3), src strides(3), kernel dims(3), kernel
-// strides(3)]; the kernel is (c_out, c_in, k), transposed (c_in, c_out, k).
-template <typename T, bool kTransposed>
+// info = [src dims(3), src strides(3), kernel dims(3), kernel strides(3)].
+template <typename T>
 __device__ void conv1d(uint64_t l_out, uint64_t stride, uint64_t padding, uint64_t dilation,
                        const size_t* info, const T* src, const T* kernel, T* dst) {
-  const size_t *sd = info, *ss = info + 3, *kd = info + 6, *ks = info + 9;
-  const uint64_t c_in = sd[1], l_in = sd[2], c_out = kd[kTransposed ? 1 : 0], k_size = kd[2];
-  const uint64_t ks_out = ks[kTransposed ? 1 : 0], ks_in = ks[kTransposed ? 0 : 1];
+  const size_t* sd = info;
+  const size_t* ss = info + 3;
+  const size_t* kd = info + 6;
+  const size_t* ks = info + 9;
+  const uint64_t c_in = sd[1], l_in = sd[2], c_out = kd[0], k_size = kd[2];
   const uint64_t n = sd[0] * c_out * l_out;
   for (uint64_t i = hkb::global_thread_index(); i < n; i += hkb::grid_stride()) {
     const DivMod t = divmod(i, l_out);
     const DivMod bc = divmod(t.q, c_out);
-    const T* k_row = kernel + bc.r * ks_out;
+    const T* k_row = kernel + bc.r * ks[0];
+    hkb::wide_acc_t<T> acc = 0;
+    for (uint64_t k = 0; k < k_size; ++k) {
+      const uint64_t pos = (stride * t.r + k) * dilation;
+      if (pos < padding || pos - padding >= l_in) continue;
+      const T* s = src + bc.q * ss[0] + (pos - padding) * ss[2];
+      const T* w = k_row + k * ks[2];
+      add_channels(acc, s, ss[1], w, ks[1], c_in);
+    }
+    dst[i] = hkb::from_acc<T>(acc);
+  }
+}
+
+// info as conv1d; kernel is (c_in, c_out, k).
+template <typename T>
+__device__ void conv_transpose1d(uint64_t l_out, uint64_t stride, uint64_t padding,
+                                 uint64_t dilation, const size_t* info, const T* src,
+                                 const T* kernel, T* dst) {
+  const size_t* sd = info;
+  const size_t* ss = info + 3;
+  const size_t* kd = info + 6;
+  const size_t* ks = info + 9;
+  const uint64_t c_in = sd[1], l_in = sd[2], c_out = kd[1], k_size = kd[2];
+  const uint64_t n = sd[0] * c_out * l_out;
+  for (uint64_t i = hkb::global_thread_index(); i < n; i += hkb::grid_stride()) {
+    const DivMod t = divmod(i, l_out);
+    const DivMod bc = divmod(t.q, c_out);
     hkb::wide_acc_t<T> acc = 0;
     for (uint64_t k = 0; k < k_size; ++k) {
       uint64_t x;
-      if (!tap_source<kTransposed>(t.r, k, stride, padding, dilation, l_in, &x)) continue;
+      if (!transposed_source(t.r, k, stride, padding, dilation, l_in, &x)) continue;
       const T* s = src + bc.q * ss[0] + x * ss[2];
-      add_channels(acc, s, ss[1], k_row + k * ks[2], ks_in, c_in);
+      const T* w = kernel + bc.r * ks[1] + k * ks[2];
+      add_channels(acc, s, ss[1], w, ks[0], c_in);
     }
     dst[i] = hkb::from_acc<T>(acc);
   }
 }
 
 // info = [src dims(4), src strides(4), kernel dims(4), kernel strides(4)]; kernel (c_out, c_in,
-// h_k, w_k). Kept apart from conv_transpose2d: one template for both made nvcc spill conv2d_f64.
+// h_k, w_k). The convolutions stay apart: one template for direct and transposed made nvcc spill
+// (conv2d_f64) and raised AMD's VGPRs.
 template <typename T>
 __device__ void conv2d(uint64_t w_out, uint64_t h_out, uint64_t stride, uint64_t padding,
                        uint64_t dilation, const size_t* info, const T* src, const T* kernel,
@@ -105,7 +119,6 @@ __device__ void conv_transpose2d(uint64_t w_out, uint64_t h_out, uint64_t stride
   const size_t *sd = info, *ss = info + 4, *kd = info + 8, *ks = info + 12;
   const uint64_t c_in = sd[1], h_in = sd[2], w_in = sd[3];
   const uint64_t c_out = kd[1], h_k = kd[2], w_k = kd[3];
-  const uint64_t ks_out = ks[1], ks_in = ks[0];
   const uint64_t n = sd[0] * c_out * h_out * w_out;
   for (uint64_t i = hkb::global_thread_index(); i < n; i += hkb::grid_stride()) {
     const DivMod xw = divmod(i, w_out);
@@ -119,8 +132,8 @@ __device__ void conv_transpose2d(uint64_t w_out, uint64_t h_out, uint64_t stride
         uint64_t x;
         if (!transposed_source(xw.r, kx, stride, padding, dilation, w_in, &x)) continue;
         const T* s = src + bc.q * ss[0] + y * ss[2] + x * ss[3];
-        const T* w = kernel + bc.r * ks_out + ky * ks[2] + kx * ks[3];
-        add_channels(acc, s, ss[1], w, ks_in, c_in);
+        const T* w = kernel + bc.r * ks[1] + ky * ks[2] + kx * ks[3];
+        add_channels(acc, s, ss[1], w, ks[0], c_in);
       }
     }
     dst[i] = hkb::from_acc<T>(acc);

@@ -36,22 +36,6 @@ HKB_DEVICE PoolShape pool_shape(const size_t* info, uint64_t w_k, uint64_t h_k, 
   return p;
 }
 
-// f(x, y) for the positions of a window (columns x0 .. x0 + w_k, rows y0 .. y0 + h_k) inside the
-// input, columns outer.
-template <typename F>
-HKB_DEVICE void for_window(uint64_t x0, uint64_t w_k, uint64_t w_in, uint64_t y0, uint64_t h_k,
-                           uint64_t h_in, F f) {
-  for (uint64_t a = 0; a < w_k; ++a) {
-    const uint64_t x = x0 + a;
-    if (x >= w_in) continue;
-    for (uint64_t b = 0; b < h_k; ++b) {
-      const uint64_t y = y0 + b;
-      if (y >= h_in) continue;
-      f(x, y);
-    }
-  }
-}
-
 template <typename T, bool kMax>
 __device__ void pool2d(uint64_t w_k, uint64_t h_k, uint64_t w_stride, uint64_t h_stride,
                        const size_t* info, const T* src, T* dst) {
@@ -65,18 +49,29 @@ __device__ void pool2d(uint64_t w_k, uint64_t h_k, uint64_t w_stride, uint64_t h
     if constexpr (kMax) {
       T m = zero<T>();
       bool set = false;
-      for_window(w_stride * ow.r, w_k, p.w_in, h_stride * oh.r, h_k, p.h_in,
-                 [&](uint64_t x, uint64_t y) {
-                   const T v = s[x * st[2] + y * st[3]];
-                   m = set ? max_of(m, v) : v;
-                   set = true;
-                 });
+      for (uint64_t a = 0; a < w_k; ++a) {
+        const uint64_t x = w_stride * ow.r + a;
+        if (x >= p.w_in) continue;
+        for (uint64_t b = 0; b < h_k; ++b) {
+          const uint64_t y = h_stride * oh.r + b;
+          if (y >= p.h_in) continue;
+          const T v = s[x * st[2] + y * st[3]];
+          m = set ? max_of(m, v) : v;
+          set = true;
+        }
+      }
       dst[i] = m;
     } else {
       hkb::wide_acc_t<T> acc = 0;
-      for_window(
-          w_stride * ow.r, w_k, p.w_in, h_stride * oh.r, h_k, p.h_in,
-          [&](uint64_t x, uint64_t y) { acc += hkb::to_wide_acc(s[x * st[2] + y * st[3]]); });
+      for (uint64_t a = 0; a < w_k; ++a) {
+        const uint64_t x = w_stride * ow.r + a;
+        if (x >= p.w_in) continue;
+        for (uint64_t b = 0; b < h_k; ++b) {
+          const uint64_t y = h_stride * oh.r + b;
+          if (y >= p.h_in) continue;
+          acc += hkb::to_wide_acc(s[x * st[2] + y * st[3]]);
+        }
+      }
       const double inv = 1.0 / static_cast<double>(w_k * h_k);
       if constexpr (std::is_same<hkb::wide_acc_t<T>, double>::value) {
         dst[i] = static_cast<T>(acc * inv);
