@@ -36,20 +36,9 @@
 
 namespace {
 
-// a / b and a % b with 32-bit hardware division when both fit (several times cheaper than the
-// 64-bit routine on both vendors), else hkb::udiv64 (no call on NVIDIA, whose register cost would
-// land on every path of the kernel).
-struct DivMod {
-  uint64_t q, r;
-};
-HKB_DEVICE DivMod divmod(uint64_t a, uint64_t b) {
-  if ((a | b) <= 0xFFFFFFFFull) {
-    const uint32_t q = static_cast<uint32_t>(a) / static_cast<uint32_t>(b);
-    return {q, a - static_cast<uint64_t>(q) * b};
-  }
-  const uint64_t q = hkb::udiv64(a, b);
-  return {q, a - q * b};
-}
+// Index math: hkb::divmod_inline (indexmath.h), since a call for 64-bit division would put its
+// registers on every path of these kernels.
+using hkb::DivMod;
 
 template <typename I>
 HKB_DEVICE I sentinel();
@@ -198,8 +187,8 @@ HKB_DEVICE void select_words(uint64_t first, uint32_t sub, uint64_t step, uint64
       const uint64_t p = base + static_cast<uint64_t>(u) * sub;
       at[u] = ~0ull;
       if (p < words) {
-        const DivMod row_col = divmod(p, words_per_row);
-        const DivMod left_id = divmod(row_col.q, ids_dim);
+        const DivMod row_col = hkb::divmod_inline(p, words_per_row);
+        const DivMod left_id = hkb::divmod_inline(row_col.q, ids_dim);
         uint64_t pos;
         if (resolve(ids[left_id.r], src_dim, pos)) {
           at[u] = (left_id.q * src_dim + pos) * words_per_row + row_col.r;
@@ -230,21 +219,9 @@ HKB_DEVICE bool ids_contiguous(uint64_t num_dims, const size_t* dims, const size
   return dense;
 }
 
-// Words each busy thread moves per step (all in flight together), and the work split: the
-// resident split of kernels/common/elementwise.h (all threads of the first blocks loop, the others
-// leave before their first memory access). Measured on an H100 (bench/indexing-conv-probe,
-// is_u32_f32 32000x4096 with 8192 ids under candle's grid, % of copy bandwidth): 81-82% with 4
-// words a thread, 74% with 2 or with a busy block per multiprocessor (HKB_RESIDENT_QUARTERS=4);
-// the split before it (256 threads of blocks spread over the grid, 4 words) reached 53%, limited
-// by the dependent chain (ids layout, id, row, store) each short-lived block paid.
-#ifndef HKB_IS_UNITS
-#define HKB_IS_UNITS 4
-#endif
-// 1024-thread blocks of index_select resident per NVIDIA multiprocessor (2: 32 registers).
-#ifndef HKB_IS_BLOCKS
-#define HKB_IS_BLOCKS 2
-#endif
-
+// index_select moves tuning::kIndexSelectUnits words a busy thread per step, all in flight
+// together, under the resident split of common/elementwise.h (all threads of the first blocks loop,
+// the others leave before their first memory access).
 // Moves the n outputs as B-byte words. A busy block takes chunks of per_block * U consecutive
 // words. The split is decided from the arguments alone, so threads without work leave before their
 // first memory access (the ids layout lives in device memory).
@@ -252,7 +229,7 @@ template <int B, typename I>
 HKB_DEVICE void select_as_words(uint64_t n, size_t row_elems, uint64_t elem_bytes, size_t num_dims,
                                 const size_t* info, const I* ids, const void* inp, void* out,
                                 uint64_t src_dim, uint64_t ids_dim) {
-  constexpr int U = HKB_IS_UNITS;
+  constexpr int U = hkb::tuning::kIndexSelectUnits;
   const uint64_t words = n * elem_bytes / B;
   const uint32_t per_block = blockDim.x;
   const uint64_t chunk = static_cast<uint64_t>(per_block) * U;
@@ -278,8 +255,7 @@ __device__ void index_select(size_t numel, size_t num_dims, const size_t* info, 
                              const T* inp, T* out, size_t left, size_t src_dim, size_t ids_dim,
                              size_t right) {
   // Every path takes the resident split: the blocks past its cap (nearly all of candle's grid)
-  // leave before any other instruction (H100, % of copy bandwidth: is_u32_bf16 53% -> 72%,
-  // is_u32_f32 stays at 82%).
+  // leave before any other instruction.
   if (blockIdx.x >= hkb::resident_cap()) return;
   uint64_t n = static_cast<uint64_t>(left) * ids_dim * right;
   if (numel < n) n = numel;
@@ -312,8 +288,8 @@ __device__ void gather(size_t numel, const I* __restrict__ ids, const T* __restr
   if (numel < n) n = numel;
   const uint64_t stride = hkb::grid_stride();
   for (uint64_t i = hkb::global_thread_index(); i < n; i += stride) {
-    const DivMod row_r = divmod(i, right);
-    const uint64_t left_i = divmod(row_r.q, ids_dim).q;
+    const DivMod row_r = hkb::divmod_inline(i, right);
+    const uint64_t left_i = hkb::divmod_inline(row_r.q, ids_dim).q;
     T v{};  // all bits clear for every value dtype
     uint64_t pos;
     if (resolve(ids[i], src_dim, pos)) v = inp[(left_i * src_dim + pos) * right + row_r.r];
@@ -345,7 +321,7 @@ HKB_DEVICE void index_add_columns(const I* __restrict__ ids, uint64_t count,
   constexpr int K = add_batch<P, T>::value;
   const uint64_t stride = hkb::grid_stride();
   for (uint64_t t = hkb::global_thread_index(); t < n; t += stride) {
-    const DivMod lr = divmod(t, right);
+    const DivMod lr = hkb::divmod_inline(t, right);
     const T* src_col = inp + lr.q * src_dim * right + lr.r;
     T* dst_col = out + lr.q * dst_dim * right + lr.r;
     for (uint64_t j0 = 0; j0 < count; j0 += K) {
@@ -403,7 +379,7 @@ __device__ void scatter(const I* __restrict__ ids, const T* __restrict__ inp, T*
   const uint64_t n = static_cast<uint64_t>(left) * right;
   const uint64_t stride = hkb::grid_stride();
   for (uint64_t t = hkb::global_thread_index(); t < n; t += stride) {
-    const DivMod lr = divmod(t, right);
+    const DivMod lr = hkb::divmod_inline(t, right);
     const uint64_t src_base = lr.q * src_dim * right + lr.r;
     T* dst_col = out + lr.q * dst_dim * right + lr.r;
     for (uint64_t j = 0; j < src_dim; ++j) {
@@ -423,7 +399,7 @@ __device__ void scatter(const I* __restrict__ ids, const T* __restrict__ inp, T*
 }  // namespace
 
 #define HKB_INDEX_SELECT(ITAG, I, VTAG, V)                                                       \
-  HKB_GLOBAL void HKB_OCCUPANCY(1024, HKB_IS_BLOCKS) is_##ITAG##_##VTAG(                         \
+  HKB_GLOBAL void HKB_OCCUPANCY(1024, hkb::tuning::kIndexSelectBlocks) is_##ITAG##_##VTAG(       \
       const size_t numel, const size_t num_dims, const size_t* info, const I* ids, const V* inp, \
       V* out, const size_t left_size, const size_t src_dim_size, const size_t ids_dim_size,      \
       const size_t right_size) {                                                                 \
@@ -475,10 +451,8 @@ __device__ void scatter(const I* __restrict__ ids, const T* __restrict__ inp, T*
   HKB_INDEXING_ALL(ITAG, I, i64, int64_t)    \
   HKB_INDEXING_NO_SCATTER(ITAG, I, f8_e4m3, hkb::f8e4m3)
 
-#ifndef HKB_INDEXING_PROBE  // bench/indexing-conv-probe instantiates only what it times
 HKB_INDEXING_FOR_INDEX(u8, uint8_t)
 HKB_INDEXING_FOR_INDEX(u32, uint32_t)
 HKB_INDEXING_FOR_INDEX(i64, int64_t)
 HKB_INDEXING_NO_SCATTER(i16, int16_t, f8_e4m3, hkb::f8e4m3)
 HKB_INDEXING_NO_SCATTER(i32, int32_t, f8_e4m3, hkb::f8e4m3)
-#endif

@@ -55,25 +55,10 @@ HKB_DEVICE double m_pow(double x, double y) {
   return pow(x, y);
 }
 
-// exp(x) for results rounded to f16 / bf16 / fp8 (at most 11 significant bits). NVIDIA: 2^(x
-// log2(e)) with the hardware's approximate exp2 (relative error about 2^-22, subnormal results
-// kept): a multiply and one MUFU where the accurate expf takes ten instructions. Rounding x log2(e)
-// to float (|x log2(e)| < 2^8 wherever the result is neither 0 nor inf) moves the result by about
-// 2^-17 relatively, far below half an output ulp (2^-12 for f16), so the rounded result is within
-// 1 ulp of exp(x). AMD: the accurate expf.
-HKB_DEVICE float exp_reduced(float x) {
-#if defined(HKB_PLATFORM_NVIDIA)
-  float r;
-  asm("ex2.approx.f32 %0, %1;" : "=f"(r) : "f"(x * 1.4426950408889634f));
-  return r;
-#else
-  return expf(x);
-#endif
-}
 template <bool kFast, typename C>
 HKB_DEVICE C exp_of(C x) {
   if constexpr (kFast) {
-    return exp_reduced(x);
+    return hkb::fast_exp(x);
   } else {
     return m_exp(x);
   }
@@ -82,9 +67,9 @@ HKB_DEVICE C exp_of(C x) {
 // x * sigmoid(t) without overflow: exp is only taken of -|t|, e = exp(-|t|), and the result is
 // x / (1 + e) for t >= 0, x * e / (1 + e) below. One exp and one division and no branch: the two
 // branches of a warp whose lanes straddle 0 ran one after the other, and a branch per element
-// kept the elements of a pack from overlapping (usilu_bf16 at 24% of copy bandwidth, H100).
+// kept the elements of a pack from overlapping.
 // kFast (f16 / bf16 / fp8, computed in float and rounded to at most 11 significant bits): exp is
-// exp_reduced and the division by 1 + e, which lies in [1, 2], is the approximate one (2 ulp of
+// hkb::fast_exp and the division by 1 + e, which lies in [1, 2], is the approximate one (2 ulp of
 // float), both far finer than the output's rounding; f32 and f64 are exact to their libm.
 template <bool kFast, typename C>
 HKB_DEVICE C mul_sigmoid(C x, C t) {

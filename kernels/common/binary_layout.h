@@ -254,10 +254,10 @@ HKB_DEVICE void map_elements(uint64_t n, UnitRange range, uint64_t num_dims, con
     for (uint64_t d = num_dims; d-- > 0;) {
       const uint64_t size = info[d];
       if (size == 1) continue;
-      uint64_t idx;
-      rest = divmod_u64(rest, size, &idx);
+      const DivMod qr = divmod_inline(rest, size);
+      rest = qr.q;
 #pragma unroll
-      for (int k = 0; k < K; ++k) off[k] += idx * info[(k + 1) * num_dims + d];
+      for (int k = 0; k < K; ++k) off[k] += qr.r * info[(k + 1) * num_dims + d];
     }
     body.template store<1>(off, off, out + i);
   }
@@ -292,14 +292,10 @@ HKB_DEVICE void map_layout_units(uint64_t n, uint64_t num_dims, const size_t* in
 
 // V: one 16-byte pack of the widest operand. Contiguous operands (null info) take the resident
 // split (elementwise.h) with units of VD outputs, layouts given by info with units of VW: the
-// callers choose two packs where the registers allow it. H100, % of copy bandwidth under candle's
-// geometry (bench/elementwise_probe): badd_f32 contiguous 93% with two packs (89% with one),
-// badd_bf16 87% (82%), where_u8_f32 97% (90%); badd_f32 with a row or column broadcast 85-86%
-// with VW = 2V, against 60% with 256 threads of every block busy (the split before).
+// callers choose two packs where the registers allow it (faster than one wherever it fits).
 // Idle blocks leave before anything else, the test of info included: without that, nvcc merged the
 // two paths' resident_range and the idle path took 34 instructions instead of 9, which with 65536
-// blocks of 32 warps was most of all instructions issued. badd_bf16 with a row or column broadcast
-// went from 68% to 78-81% of copy bandwidth, badd_f32 from 85% to 87%.
+// blocks of 32 warps was most of all instructions issued.
 template <int K, int V, int VW, int VD, typename TO, typename Body>
 HKB_DEVICE void map_layout(uint64_t n, uint64_t num_dims, const size_t* info, TO* out,
                            const Body& body) {

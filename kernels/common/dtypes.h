@@ -51,23 +51,10 @@ template <>
 HKB_DEVICE f16 from_float<f16>(float v) {
   return f16{float_to_half_bits(v)};
 }
-// Round to nearest even. NVIDIA sm_80+: the hardware conversion (candle's __float2bfloat16), one
-// instruction, NaN becomes the canonical 0x7FFF. Elsewhere (AMD has no such instruction before
-// gfx950): integer rounding, NaN becomes a quiet NaN with its sign and high payload bits. Written
-// without a branch: a branch per element kept nvcc from interleaving the elements of a pack,
-// which made bf16 arithmetic compute-bound (uexp_bf16 at 55% of copy bandwidth on the H100).
+// Round to nearest even (platform.h).
 template <>
 HKB_DEVICE bf16 from_float<bf16>(float v) {
-#if defined(HKB_PLATFORM_NVIDIA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  uint16_t h;
-  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(v));
-  return bf16{h};
-#else
-  const uint32_t u = float_bits(v);
-  const uint32_t rounded = (u + 0x7FFFu + ((u >> 16) & 1u)) >> 16;
-  const uint32_t quiet = (u >> 16) | 0x0040u;
-  return bf16{static_cast<uint16_t>((u & 0x7FFFFFFFu) > 0x7F800000u ? quiet : rounded)};
-#endif
+  return bf16{float_to_bf16_bits(v)};
 }
 // Round to nearest even; finite overflow and infinities saturate to +-448 (CUDA's __NV_SATFINITE,
 // what candle's __nv_fp8_e4m3 constructor does); NaN becomes 0x7F.
@@ -189,5 +176,53 @@ template <>
 struct is_reduced_float<f8e4m3> {
   static constexpr bool value = true;
 };
+
+// Accumulators of sums and reductions: reduced floats in float, other floats in themselves.
+// acc_t: integers in themselves (wrapping like candle), except u8 widened to 32 bits so a shuffle
+// can carry it. wide_acc_t: integers in 64 bits, for sums that must not wrap before they are
+// scaled (pooling averages) or are truncated to the type at the end (convolutions).
+template <typename T>
+struct acc_type {
+  using type = compute_t<T>;
+};
+template <>
+struct acc_type<uint8_t> {
+  using type = uint32_t;
+};
+template <typename T>
+using acc_t = typename acc_type<T>::type;
+template <typename T>
+struct wide_acc_type {
+  using type = compute_t<T>;
+};
+template <>
+struct wide_acc_type<uint8_t> {
+  using type = uint64_t;
+};
+template <>
+struct wide_acc_type<uint32_t> {
+  using type = uint64_t;
+};
+template <typename T>
+using wide_acc_t = typename wide_acc_type<T>::type;
+
+// v in its accumulator type, and an accumulator back in T (reduced floats rounded once, integers
+// truncated).
+template <typename T>
+HKB_DEVICE acc_t<T> to_acc(T v) {
+  return static_cast<acc_t<T>>(widen(v));
+}
+template <typename T>
+HKB_DEVICE wide_acc_t<T> to_wide_acc(T v) {
+  return static_cast<wide_acc_t<T>>(widen(v));
+}
+template <typename T, typename A>
+HKB_DEVICE T from_acc(A v) {
+  if constexpr (is_reduced_float<T>::value) {
+    return narrow<T>(v);
+  } else {
+    return static_cast<T>(v);
+  }
+}
 
 }  // namespace hkb

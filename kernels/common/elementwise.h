@@ -2,20 +2,13 @@
 // indices, so any grid that launches at least one thread is correct. Contiguous paths move 16-byte
 // packs: one element per thread cannot keep enough bytes in flight to reach copy bandwidth.
 //
-// Work split under candle's geometry (block 1024, grid ceil(n / 1024): one thread per element,
-// so with 16-byte packs most threads and blocks have nothing to do). Launching and retiring the
-// 65536 blocks of a 64M-element grid alone takes 49 us on an H100 (an empty kernel), half the
-// time a 2-byte copy needs at full bandwidth; when every block also does a little work the two
-// add up. The resident split (resident_range, below) overlaps them: only the first blocks work,
-// looping over all units with all their threads, while the idle blocks stream through the other
-// block slots and leave after a handful of instructions. bench/geometry_probe.cu (a standalone
-// copy, % of a device-to-device copy): 4-byte elements 92% (one element per thread: 70%; 256
-// threads of every block moving one pack each: 92%), 2-byte 90% (64%), 1-byte 64% (40%).
-// The idle blocks' path must be as short as possible: the grid drains no faster than they retire,
-// so callers test resident_cap() before anything else where every path of theirs is resident.
-// Measured through the kernels (bench/elementwise_probe, H100, 64M elements): ucopy f32 / bf16
-// 92% / 89%, uexp 91% / 84%, cast f32 -> bf16 88%, badd f32 / bf16 92%, where_u8 f32 / bf16 93% /
-// 92%; before the short idle path bf16 gave 74% (ucopy), 66% (uexp) and 89% (where).
+// Work split under candle's geometry (block 1024, grid ceil(n / 1024): one thread per element, so
+// with 16-byte packs most threads and blocks have nothing to do): the resident split
+// (resident_range, below) lets only the first blocks work, looping over all units with all their
+// threads, while the idle blocks stream through the other block slots and leave after a handful of
+// instructions. The grid drains no faster than the idle blocks retire, so callers test
+// resident_cap() before anything else where every path of theirs is resident. Measurements:
+// docs/performance.md.
 #pragma once
 
 #include "dtypes.h"
@@ -33,12 +26,7 @@ struct max_size {
   static constexpr int value = sizeof(A) > sizeof(B) ? sizeof(A) : sizeof(B);
 };
 
-// Bytes of the wider operand that one busy thread moves per unit (16: one vector access per
-// operand; 32: two, both in flight before either is used).
-#ifndef HKB_PACK_BYTES
-#define HKB_PACK_BYTES 16
-#endif
-constexpr int kPackBytes = HKB_PACK_BYTES;
+constexpr int kPackBytes = tuning::kPackBytes;
 
 // Elements per thread step for a map from TI to TO: kPackBytes of the wider type, at most 16
 // elements (1-byte types stay at one 16-byte vector: more would spill).
@@ -107,24 +95,14 @@ HKB_DEVICE uint32_t active_blocks(uint64_t units, uint32_t busy) {
   return (q_hi << 20) + q_lo;
 }
 // Resident split: under candle's geometry most of the grid's 1024-thread blocks have nothing to
-// do, and launching and retiring them costs 49 us for 64M elements on the H100 whatever they do.
-// So only the first blocks work, all their threads looping over the units, while the rest of the
-// grid streams through the other block slots and leaves at once: the data moves while the idle
-// blocks retire instead of after them. Busy blocks: a quarter of a block per multiprocessor times
-// HKB_RESIDENT_QUARTERS (2: half of the multiprocessors; at least one, at most the grid).
-// bench/geometry_probe.cu on the H100 (132 SMs), 64M
-// elements, % of a device-to-device copy: 4-byte copy 92% with 66 busy blocks and two packs a
-// thread in flight (95% with 132 and one pack), 2-byte 90% (86% with 132), 1-byte 64%.
-#ifndef HKB_RESIDENT_QUARTERS
-#define HKB_RESIDENT_QUARTERS 2
-#endif
-// The most blocks the resident split makes busy: HKB_RESIDENT_QUARTERS quarters of a block per
-// multiprocessor, at least one. No division, so idle blocks can test it first: they outnumber the
-// busy ones a thousand to one under candle's geometry, and every instruction they run before
-// leaving lengthens the launch (two 32-bit divisions there cost ucopy_f32 a fifth of its bandwidth
-// on the H100).
+// do, and launching and retiring them takes the same time whatever they do. So only the first
+// blocks work, all their threads looping over the units, while the rest of the grid streams
+// through the other block slots and leaves at once: the data moves while the idle blocks retire.
+// The most blocks the resident split makes busy (tuning::kResidentQuarters quarters of a block per
+// multiprocessor, at least one). No division, so idle blocks can test it first: they outnumber the
+// busy ones a thousand to one, and every instruction they run before leaving lengthens the launch.
 HKB_DEVICE uint32_t resident_cap() {
-  const uint32_t cap = multiprocessors() * HKB_RESIDENT_QUARTERS / 4;
+  const uint32_t cap = multiprocessors() * tuning::kResidentQuarters / 4;
   return cap == 0 ? 1 : cap;
 }
 // Busy blocks of the resident split over `units` when a block takes per_block (<= 4096) of them a
@@ -148,17 +126,11 @@ HKB_DEVICE UnitRange resident_range() {
           static_cast<uint64_t>(blocks) * blockDim.x};
 }
 
-// Packs a thread of map_contiguous loads before it stores the first: HKB_CONTIGUOUS_INFLIGHT (2)
-// when the wider operand has 2 or 4 bytes, else 1: a second pack of 16 one-byte or two eight-byte
-// elements kept live across the first one's op spilled registers under the 32-register budget
-// (fp8 and f64 transcendentals, u8 ops).
-#ifndef HKB_CONTIGUOUS_INFLIGHT
-#define HKB_CONTIGUOUS_INFLIGHT 2
-#endif
+// Packs a thread of map_contiguous loads before it stores the first (see tuning.h).
 template <typename TI, typename TO>
 struct packs_in_flight {
   static constexpr int size = max_size<TI, TO>::value;
-  static constexpr int value = size == 2 || size == 4 ? HKB_CONTIGUOUS_INFLIGHT : 1;
+  static constexpr int value = size == 2 || size == 4 ? tuning::kContiguousInflight : 1;
 };
 
 // out[i] = f(in[i]) for i in [0, n), both contiguous. `in` may equal `out`. Resident split: only
@@ -212,7 +184,7 @@ HKB_DEVICE void map_strided_in(uint64_t n, uint64_t num_dims, const size_t* info
 // describes a contiguous layout, takes the vectorised path.
 // Blocks above the resident split's cap leave first when info is null, before any other
 // instruction: under candle's grid they are nearly all of the grid, and the length of their path
-// decides how fast the grid drains (bench/elementwise_probe: ucopy_bf16 74% -> 89% of copy).
+// decides how fast the grid drains.
 template <typename TI, typename TO, typename F>
 HKB_DEVICE void map_unary_layout(uint64_t n, uint64_t num_dims, const size_t* info, const TI* in,
                                  TO* out, F f) {

@@ -18,6 +18,8 @@
 #error "kernels/common/platform.h: compile with hipcc/clang (-x hip) or nvcc (-x cu)"
 #endif
 
+#include "tuning.h"
+
 #define HKB_DEVICE __device__ __forceinline__
 #define HKB_GLOBAL extern "C" __global__
 
@@ -54,36 +56,16 @@ HKB_DEVICE uint64_t grid_stride() {
   return static_cast<uint64_t>(gridDim.x) * blockDim.x;
 }
 
-// Multiprocessors of the device as the kernel can tell them: NVIDIA's %nsmid (SM identifiers,
-// at least the SM count); AMD code cannot read its compute-unit count, so each target takes the
-// count of its largest common part (a guess: no AMD GPU measured it). Only work splits use it
-// (elementwise.h: resident_range), never correctness. HKB_MULTIPROCESSORS=N overrides it.
-#if defined(HKB_MULTIPROCESSORS)
-#define HKB_AMD_CUS HKB_MULTIPROCESSORS
-#elif defined(__gfx908__)
-#define HKB_AMD_CUS 120  // MI100
-#elif defined(__gfx90a__)
-#define HKB_AMD_CUS 110  // MI250X, one die
-#elif defined(__gfx940__) || defined(__gfx941__) || defined(__gfx942__)
-#define HKB_AMD_CUS 304  // MI300X
-#elif defined(__gfx90c__)
-#define HKB_AMD_CUS 8  // Renoir/Cezanne APUs
-#elif defined(__gfx1010__) || defined(__gfx1031__)
-#define HKB_AMD_CUS 40  // RX 5700 XT, RX 6700 XT
-#elif defined(__gfx1030__)
-#define HKB_AMD_CUS 80  // RX 6900 XT
-#elif defined(__gfx1100__)
-#define HKB_AMD_CUS 96  // RX 7900 XTX
-#else
-#define HKB_AMD_CUS 64  // gfx803 / gfx900 / gfx906 (Fury, Vega 64, MI50/60) and unknown targets
-#endif
+// Multiprocessors of the device as the kernel can tell them: NVIDIA's %nsmid (SM identifiers, at
+// least the SM count); AMD code cannot read its compute-unit count and takes tuning.h's per-target
+// guess. Only work splits use it, never correctness.
 HKB_DEVICE uint32_t multiprocessors() {
 #if defined(HKB_PLATFORM_NVIDIA) && !defined(HKB_MULTIPROCESSORS)
   uint32_t n;
   asm("mov.u32 %0, %%nsmid;" : "=r"(n));
   return n;
 #else
-  return HKB_AMD_CUS;
+  return tuning::kAmdComputeUnits;
 #endif
 }
 
@@ -264,6 +246,75 @@ HKB_DEVICE int dot4_i8(int a, int b, int c) {
          static_cast<int>(static_cast<int8_t>(b >> i));
   }
   return c;
+#endif
+}
+
+// exp(x) for results rounded to at most 11 significant bits (f16, bf16, fp8). NVIDIA: 2^(x log2 e)
+// with the hardware's approximate exp2 (relative error about 2^-22, subnormals kept), a multiply
+// and one MUFU where expf takes ten instructions; x log2 e rounded to float moves the result by
+// about 2^-17 relatively, far below half an f16 ulp, so it stays within 1 ulp. Elsewhere expf.
+HKB_DEVICE float fast_exp(float x) {
+#if defined(HKB_PLATFORM_NVIDIA)
+  float r;
+  asm("ex2.approx.f32 %0, %1;" : "=f"(r) : "f"(x * 1.4426950408889634f));
+  return r;
+#else
+  return expf(x);
+#endif
+}
+
+// The bf16 bits of v, rounded to nearest even. NVIDIA sm_80+: the hardware conversion (NaN becomes
+// 0x7FFF). Elsewhere integer rounding (NaN keeps its sign and high payload bits, made quiet),
+// without a branch: a branch per element keeps the compiler from interleaving a pack's elements.
+HKB_DEVICE uint16_t float_to_bf16_bits(float v) {
+#if defined(HKB_PLATFORM_NVIDIA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  uint16_t h;
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(v));
+  return h;
+#else
+  const uint32_t u = float_bits(v);
+  const uint32_t rounded = (u + 0x7FFFu + ((u >> 16) & 1u)) >> 16;
+  const uint32_t quiet = (u >> 16) | 0x0040u;
+  return static_cast<uint16_t>((u & 0x7FFFFFFFu) > 0x7F800000u ? quiet : rounded);
+#endif
+}
+
+// Asynchronous copies of single values from global to shared memory, for tiles that fill while
+// the block works on the previous one. async_copy_to_shared(to, from, valid) stores *from (or a
+// zero when !valid, reading nothing) to `to`, complete for this thread after async_copy_commit<T>()
+// and async_copy_wait<T>() (a block barrier makes it visible to the others). NVIDIA sm_80+ issues
+// cp.async for 4- and 8-byte values; elsewhere it is a plain load and store and commit/wait are
+// empty.
+#if defined(HKB_PLATFORM_NVIDIA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+template <typename T>
+constexpr bool kAsyncCopies = sizeof(T) == 4 || sizeof(T) == 8;
+#else
+template <typename T>
+constexpr bool kAsyncCopies = false;
+#endif
+template <typename T>
+HKB_DEVICE void async_copy_to_shared(T* to, const T* from, bool valid) {
+#if defined(HKB_PLATFORM_NVIDIA)
+  if constexpr (kAsyncCopies<T>) {
+    const uint32_t sa = static_cast<uint32_t>(__cvta_generic_to_shared(to));
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;" ::"r"(sa), "l"(from),
+                 "n"(sizeof(T)), "r"(valid ? static_cast<uint32_t>(sizeof(T)) : 0u)
+                 : "memory");
+    return;
+  }
+#endif
+  *to = valid ? *from : T{};
+}
+template <typename T>
+HKB_DEVICE void async_copy_commit() {
+#if defined(HKB_PLATFORM_NVIDIA)
+  if constexpr (kAsyncCopies<T>) asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+template <typename T>
+HKB_DEVICE void async_copy_wait() {
+#if defined(HKB_PLATFORM_NVIDIA)
+  if constexpr (kAsyncCopies<T>) asm volatile("cp.async.wait_group 0;" ::: "memory");
 #endif
 }
 

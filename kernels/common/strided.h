@@ -4,7 +4,7 @@
 // 64-bit division is several times slower than 32-bit on both vendors.
 #pragma once
 
-#include "platform.h"
+#include "indexmath.h"
 
 namespace hkb {
 
@@ -16,20 +16,6 @@ HKB_DEVICE bool is_contiguous(uint64_t num_dims, const size_t* dims, const size_
     expected *= dims[d];
   }
   return true;
-}
-
-// q = a / d, *r = a % d for 64-bit a and d != 0: 32-bit divisions where the operands fit,
-// otherwise hkb::udiv64 (platform.h).
-HKB_DEVICE uint64_t divmod_u64(uint64_t a, uint64_t d, uint64_t* r) {
-  if ((a | d) <= 0xFFFFFFFFull) {
-    const uint32_t a32 = static_cast<uint32_t>(a), d32 = static_cast<uint32_t>(d);
-    const uint32_t q = a32 / d32;
-    *r = a32 - q * d32;
-    return q;
-  }
-  const uint64_t q = udiv64(a, d);
-  *r = a - q * d;
-  return q;
 }
 
 // Element offset of the i-th element (row-major logical order) of a strided view.
@@ -54,9 +40,9 @@ HKB_DEVICE uint64_t strided_offset(uint64_t i, uint64_t num_dims, const size_t* 
   }
   for (uint64_t d = num_dims; d-- > 0;) {
     const uint64_t dim = dims[d];
-    uint64_t r;
-    i = divmod_u64(i, dim, &r);
-    offset += r * strides[d];
+    const DivMod qr = divmod_inline(i, dim);
+    i = qr.q;
+    offset += qr.r * strides[d];
   }
   return offset;
 }

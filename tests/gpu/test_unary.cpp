@@ -193,7 +193,7 @@ TYPED_TEST(UnaryFloatTest, SpecialValues) {
 // exp and the logistic ops over the whole range where exp's result goes from 0 through the
 // subnormals to overflow: 40001 evenly spaced inputs in [-110, 90] (every value of bf16 and f16
 // where exp's result is subnormal in them): for f16/bf16/fp8 the path through the approximate
-// exp2 (exp_reduced in kernels/unary.hip).
+// exp2 (hkb::fast_exp in kernels/common/platform.h).
 TYPED_TEST(UnaryFloatTest, ExpRangeSweep) {
   using T = TypeParam;
   std::vector<T> base;

@@ -1,0 +1,123 @@
+// Every tuning constant of the kernels, per family, with the reason for its value. A constant that
+// differs between targets has one line per target (NVIDIA sm_90 and every other NVIDIA target
+// share one column: the kernels are tuned on the H100); the others hold for every target.
+// Knobs that a kept benchmark sweeps stay macros a build may override with -D (a tuning variant
+// is a whole module compiled with those flags); the rest are constants. Measurements behind the
+// values: docs/performance.md. Included by platform.h after the vendor is known.
+#pragma once
+
+#include <stdint.h>
+
+namespace hkb {
+namespace tuning {
+
+// ---------------------------------------------------------------------------------------------
+// Target: compute units of an AMD target (its code cannot read them; NVIDIA's reads %nsmid). The
+// count of the target's largest common part: work splits only, a guess no AMD GPU measured.
+// HKB_MULTIPROCESSORS (a CMake option) names the count of the GPU the bundle is for.
+#if defined(HKB_MULTIPROCESSORS)
+constexpr uint32_t kAmdComputeUnits = HKB_MULTIPROCESSORS;
+#elif defined(__gfx908__)
+constexpr uint32_t kAmdComputeUnits = 120;  // MI100
+#elif defined(__gfx90a__)
+constexpr uint32_t kAmdComputeUnits = 110;  // MI250X, one die
+#elif defined(__gfx940__) || defined(__gfx941__) || defined(__gfx942__)
+constexpr uint32_t kAmdComputeUnits = 304;  // MI300X
+#elif defined(__gfx90c__)
+constexpr uint32_t kAmdComputeUnits = 8;  // Renoir/Cezanne APUs
+#elif defined(__gfx1010__) || defined(__gfx1031__)
+constexpr uint32_t kAmdComputeUnits = 40;  // RX 5700 XT, RX 6700 XT
+#elif defined(__gfx1030__)
+constexpr uint32_t kAmdComputeUnits = 80;  // RX 6900 XT
+#elif defined(__gfx1100__)
+constexpr uint32_t kAmdComputeUnits = 96;  // RX 7900 XTX
+#else
+constexpr uint32_t kAmdComputeUnits = 64;  // gfx803/gfx900/gfx906 (Fury, Vega 64, MI50/60), others
+#endif
+
+// ---------------------------------------------------------------------------------------------
+// Element-wise maps and copies (common/elementwise.h, common/binary_layout.h).
+
+// Busy blocks of the resident split, in quarters of a block per multiprocessor: half the
+// multiprocessors keep a copy at 92% of copy bandwidth while the idle blocks retire.
+#ifndef HKB_RESIDENT_QUARTERS
+#define HKB_RESIDENT_QUARTERS 2
+#endif
+constexpr uint32_t kResidentQuarters = HKB_RESIDENT_QUARTERS;
+// Bytes of the wider operand a busy thread moves per unit: one 16-byte vector access per operand.
+constexpr int kPackBytes = 16;
+// Packs of 2- and 4-byte values a thread loads before its first store (others: one, since a
+// second pack of 1- or 8-byte values spills under the 32-register budget).
+constexpr int kContiguousInflight = 2;
+
+// ---------------------------------------------------------------------------------------------
+// Convolution family (conv.hip).
+
+// Units of 4-byte values a thread of the copying kernels (upsample_nearest2d, im2col in blocks
+// that are not whole teams) takes per round: their loads are all issued before the stores.
+#ifndef HKB_CONV_COPY_PACKS
+#define HKB_CONV_COPY_PACKS 2
+#endif
+constexpr int kConvCopyPacks = HKB_CONV_COPY_PACKS;
+// Rounds of kConvCopyPacks units per thread of a spread group: the group's chain of index math
+// and loads is paid once for that many rounds.
+constexpr int kConvGroupRounds = 2;
+// Outputs a thread of the im2col tap table loads before storing them.
+constexpr int kIm2colRounds = 4;
+// Busy blocks of im2col in quarters of a block per multiprocessor: two 1024-thread blocks fill
+// every thread slot (one per multiprocessor left bandwidth idle).
+constexpr uint32_t kIm2colQuarters = 8;
+// Tap-table entries (h_k * w_k) of im2col: 8 KB of shared memory.
+constexpr uint32_t kIm2colTaps = 1024;
+// Bytes of one of the two row tiles of im2col: NVIDIA fills its 48 KB of static shared memory,
+// AMD leaves room for two blocks in a compute unit's 64 KB.
+#if defined(HKB_PLATFORM_NVIDIA)
+constexpr uint32_t kIm2colTileBytes = 24000;
+#else
+constexpr uint32_t kIm2colTileBytes = 15360;
+#endif
+// Outputs a busy im2col block needs for the row tiles: with fewer its tile copy cannot overlap its
+// writes and the tap table is faster.
+constexpr uint64_t kIm2colRowTileMin = 16384;
+
+// ---------------------------------------------------------------------------------------------
+// Reductions (reduce.hip).
+
+// Blocks of fast_* that do work; the rest of candle's block-per-output grid leaves at once.
+#ifndef HKB_FAST_BLOCKS
+#define HKB_FAST_BLOCKS 1024
+#endif
+constexpr uint32_t kFastBlocks = HKB_FAST_BLOCKS;
+// Row passes whose partials a thread keeps before one barrier combines them all.
+#ifndef HKB_FAST_ROWS
+#define HKB_FAST_ROWS 8
+#endif
+constexpr int kFastRows = HKB_FAST_ROWS;
+// 16-byte packs of 4- and 8-byte values a thread has in flight in the packed-row path.
+#ifndef HKB_FAST_DEPTH
+#define HKB_FAST_DEPTH 2
+#endif
+constexpr int kFastDepth = HKB_FAST_DEPTH;
+// 1: the packed-row path adds a pack's values pairwise before the compensated sum.
+#ifndef HKB_FAST_PRESUM
+#define HKB_FAST_PRESUM 1
+#endif
+constexpr bool kFastPresum = HKB_FAST_PRESUM != 0;
+// Packs of 2-byte values in flight: they widen to 8 floats, and a second one spills on NVIDIA.
+constexpr int kFastDepthNarrow = 1;
+// 16-byte loads a thread has in flight in the row loops of softmax and the norms.
+constexpr int kRowUnroll = 4;
+
+// ---------------------------------------------------------------------------------------------
+// Indexing (indexing.hip).
+
+// Words each busy thread of index_select moves per step, all in flight together.
+#ifndef HKB_IS_UNITS
+#define HKB_IS_UNITS 4
+#endif
+constexpr int kIndexSelectUnits = HKB_IS_UNITS;
+// 1024-thread blocks of index_select resident per NVIDIA multiprocessor (32 registers a thread).
+constexpr int kIndexSelectBlocks = 2;
+
+}  // namespace tuning
+}  // namespace hkb

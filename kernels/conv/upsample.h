@@ -1,0 +1,364 @@
+// upsample_nearest2d (copying kernel: packs in resident groups, an x2 path, a 32-bit body with
+// fast division) and upsample_bilinear2d (one output a thread).
+#pragma once
+
+#include "common.h"
+
+namespace {
+
+// Upsampling. info = [dims(4), strides(4)].
+
+// min(trunc(o * scale), in - 1), the product in f64 as candle computes it.
+template <typename I>
+HKB_DEVICE I nearest_source(I o, double scale, I in) {
+  const double p = static_cast<double>(o) * scale;
+  if (!(p > 0.0)) return 0;
+  return p < static_cast<double>(in) ? static_cast<I>(p) : in - 1;
+}
+
+// k when scale is exactly 2^-k with 0 <= k <= 31, else -1. Then o * scale is exact for o < 2^32,
+// and nearest_source(o, scale, in) = min(o >> k, in - 1): the common integer factors 1, 2, 4, 8...
+HKB_DEVICE int pow2_shift(double scale) {
+  const uint64_t bits = hkb::double_bits(scale);
+  if ((bits & 0x000FFFFFFFFFFFFFull) != 0) return -1;
+  const int k = 1023 - static_cast<int>(bits >> 52);  // a sign bit makes k negative
+  return k >= 0 && k <= 31 ? k : -1;
+}
+
+// An upsample_nearest2d launch in the body's index type I (uint32_t when the outputs and every
+// input offset fit). merged: s[0] == c * s[1], so the (b, ch) plane's offset is plane * s[1].
+// w_shift / h_shift: pow2_shift of the scales (used when the body's kShift says both are >= 0).
+// by_row, by_plane, by_batch: the 32-bit body's divisions by h_out, h_out * w_out and
+// h_out * w_out * c (indexmath.h; that body has fewer than 2^31 outputs).
+template <typename I>
+struct NearestShape {
+  I w_out, h_out, c, w_in, h_in;
+  double w_scale, h_scale;
+  int w_shift, h_shift;
+  I s[4];
+  bool merged;
+  hkb::FastDiv by_row, by_plane, by_batch;
+};
+
+template <bool kShift, typename I>
+HKB_DEVICE I nearest_in(I o, double scale, int shift, I in) {
+  if constexpr (kShift) {
+    const I r = o >> shift;
+    return r < in - 1 ? r : in - 1;
+  }
+  return nearest_source(o, scale, in);
+}
+
+// The V outputs from e on, which lie in one output row (h_out a multiple of V). The row, plane and
+// batch indices are each one division of e, so they take one division latency.
+template <typename T, int V, bool kShift, typename I>
+HKB_DEVICE hkb::Pack<T, V> nearest_pack(I e, const NearestShape<I>& a, const T* src) {
+  static_assert(sizeof(I) == 4, "nearest_pack: the 32-bit body");
+  const I row = hkb::fast_div(e, a.by_row);
+  const I plane = hkb::fast_div(e, a.by_plane);
+  I off;
+  if (a.merged) {
+    off = plane * a.s[1];
+  } else {
+    const I b = hkb::fast_div(e, a.by_batch);
+    off = b * a.s[0] + (plane - b * a.c) * a.s[1];
+  }
+  const I ox = row - plane * a.w_out;
+  const I y0 = e - row * a.h_out;
+  const I row_off = off + nearest_in<kShift>(ox, a.w_scale, a.w_shift, a.w_in) * a.s[2];
+  hkb::Pack<T, V> out;
+#pragma unroll
+  for (int j = 0; j < V; ++j) {
+    out.v[j] = src[row_off + nearest_in<kShift>(y0 + j, a.h_scale, a.h_shift, a.h_in) * a.s[3]];
+  }
+  return out;
+}
+
+// Unit u of any launch: V consecutive outputs of one output row (the last unit of a row may be
+// short), chunks units a row; rows whose length is a multiple of V are written with one store per
+// unit when the output is aligned.
+template <typename T, int V, typename I>
+HKB_DEVICE void nearest_unit(I u, I chunks, const NearestShape<I>& a, bool packed, const T* src,
+                             T* dst) {
+  const I row = u / chunks;
+  const I y0 = (u - row * chunks) * V;
+  const I plane = row / a.w_out;
+  const I ox = row - plane * a.w_out;
+  const I b = plane / a.c;
+  const I ch = plane - b * a.c;
+  const T* s_row = src + b * a.s[0] + ch * a.s[1] + nearest_source(ox, a.w_scale, a.w_in) * a.s[2];
+  T* d = dst + row * a.h_out + y0;
+  hkb::Pack<T, V> out;
+#pragma unroll
+  for (int j = 0; j < V; ++j) {
+    const I y = y0 + j;
+    out.v[j] = y < a.h_out ? s_row[nearest_source(y, a.h_scale, a.h_in) * a.s[3]] : zero<T>();
+  }
+  if (packed) {
+    *reinterpret_cast<hkb::Pack<T, V>*>(d) = out;
+  } else {
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+      if (y0 + j < a.h_out) d[j] = out.v[j];
+    }
+  }
+}
+
+// The units of this thread (see Group), M at a time: in a 32-bit body with rows of a multiple of V
+// outputs and an aligned output, the M packs' loads are all issued before the first store.
+template <typename T, int M, bool kShift, typename I>
+HKB_DEVICE void nearest_body(const Group& g, I rows, const NearestShape<I>& a, const T* src,
+                             T* dst) {
+  constexpr int V = pack_width<T>::value;
+  const I chunks = a.h_out / V + (a.h_out % V != 0);
+  const I units = rows * chunks;
+  const bool packed = hkb::is_aligned(dst, sizeof(T) * V) && a.h_out % V == 0;
+  const uint32_t bd = blockDim.x;
+  for_group_units<M>(g, units, [&](I u0, int count) {
+    if constexpr (sizeof(I) == 4) {
+      if (packed) {
+        hkb::Pack<T, V> out[M];
+#pragma unroll
+        for (int i = 0; i < M; ++i) {
+          if (i < count) {
+            out[i] = nearest_pack<T, V, kShift>(static_cast<I>(u0 + i * bd) * V, a, src);
+          }
+        }
+#pragma unroll
+        for (int i = 0; i < M; ++i) {
+          if (i < count) {
+            *reinterpret_cast<hkb::Pack<T, V>*>(dst + static_cast<I>(u0 + i * bd) * V) = out[i];
+          }
+        }
+        return;
+      }
+    }
+    for (int i = 0; i < count; ++i) {
+      nearest_unit<T, V>(static_cast<I>(u0 + i * bd), chunks, a, packed, src, dst);
+    }
+  });
+}
+
+// The raw words of H = V / 2 sources (8 bytes; 4 for 1-byte values) and of their V outputs, each
+// source twice in a row (16 bytes; 8 for 1-byte values), handled as 32-bit words so no element
+// narrower than a register is moved on its own.
+template <int kSize>
+struct X2Words {
+  using In = uint2;
+  using Out = uint4;
+};
+template <>
+struct X2Words<1> {
+  using In = uint32_t;
+  using Out = uint2;
+};
+template <int kSize, typename In>
+HKB_DEVICE auto duplicate_sources(In x) {
+  if constexpr (kSize == 1) {
+    return make_uint2(__byte_perm(x, 0u, 0x1100), __byte_perm(x, 0u, 0x3322));
+  } else if constexpr (kSize == 2) {
+    return make_uint4(__byte_perm(x.x, 0u, 0x1010), __byte_perm(x.x, 0u, 0x3232),
+                      __byte_perm(x.y, 0u, 0x1010), __byte_perm(x.y, 0u, 0x3232));
+  } else if constexpr (kSize == 4) {
+    return make_uint4(x.x, x.x, x.y, x.y);
+  } else {
+    return make_uint4(x.x, x.y, x.x, x.y);
+  }
+}
+
+// Scale exactly 2 on both axes (w_out = 2 w_in, h_out = 2 h_in) over contiguous, aligned source
+// rows and an aligned output: a unit is V / 2 consecutive sources of a source row (one 8-byte
+// load) and their V outputs in each of the two output rows that read that source row (two 16-byte
+// stores), so consecutive lanes load and store consecutive vectors. The general pack path loads
+// every source twice per output row, element by element. Not inlined: inlined, it made nvcc spill
+// in the whole kernel, which cost the general path. s: the source strides (s[3] =
+// 1), per_row = h_in / (V / 2) units a source row.
+template <typename T, int M>
+__device__ __noinline__ void nearest_x2(const Group& g, uint32_t units, uint32_t per_row,
+                                        uint32_t w_in, uint32_t c, const uint32_t (&s)[4],
+                                        bool merged, uint32_t w_out, uint32_t h_out, const T* src,
+                                        T* dst) {
+  constexpr int V = pack_width<T>::value, H = V / 2;
+  using In = typename X2Words<sizeof(T)>::In;
+  using Out = typename X2Words<sizeof(T)>::Out;
+  static_assert(sizeof(In) == sizeof(T) * H && sizeof(Out) == sizeof(T) * V, "x2 words");
+  const hkb::FastDiv by_row = hkb::make_fast_div(per_row), by_plane = hkb::make_fast_div(w_in),
+                     by_batch = hkb::make_fast_div(c);
+  const uint32_t bd = blockDim.x;
+  for_group_units<M>(g, units, [&](uint32_t u0, int count) {
+    In in[M];
+    uint32_t out[M];
+#pragma unroll
+    for (int i = 0; i < M; ++i) {
+      if (i < count) {
+        const uint32_t u = u0 + i * bd;
+        const uint32_t row = hkb::fast_div(u, by_row);  // plane * w_in + source row
+        const uint32_t y0 = (u - row * per_row) * H;
+        const uint32_t plane = hkb::fast_div(row, by_plane);
+        const uint32_t x = row - plane * w_in;
+        uint32_t off = plane * s[1];
+        if (!merged) {
+          const uint32_t b = hkb::fast_div(plane, by_batch);
+          off = b * s[0] + (plane - b * c) * s[1];
+        }
+        in[i] = *reinterpret_cast<const In*>(src + off + x * s[2] + y0);
+        out[i] = (plane * w_out + 2 * x) * h_out + 2 * y0;
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < M; ++i) {
+      if (i < count) {
+        const Out v = duplicate_sources<sizeof(T)>(in[i]);
+        *reinterpret_cast<Out*>(dst + out[i]) = v;
+        *reinterpret_cast<Out*>(dst + out[i] + h_out) = v;
+      }
+    }
+  });
+}
+
+// M units a thread (see Group); kShift: both scales are powers of two (pow2_shift).
+template <typename T, int M, bool kShift>
+HKB_DEVICE void nearest_launch(uint64_t w_out, uint64_t h_out, double w_scale, double h_scale,
+                               int w_shift, int h_shift, const size_t* info, const T* src, T* dst) {
+  constexpr int V = pack_width<T>::value;
+  Group g;
+  if (!group_of_block<V, M, true>(&g)) return;
+  const uint64_t b = info[0], c = info[1], w_in = info[2], h_in = info[3];
+  const uint64_t rows = b * c * w_out;
+  if (rows == 0 || h_out == 0 || w_in == 0 || h_in == 0) return;
+  const uint64_t lim = 0xFFFFFFFFull - 64;
+  const uint64_t max_off =
+      (b - 1) * info[4] + (c - 1) * info[5] + (w_in - 1) * info[6] + (h_in - 1) * info[7];
+  const bool merged = info[4] == c * info[5];
+  // The 32-bit body: fewer than 2^31 outputs (indexmath.h; units below 2^31, see for_group_units).
+  if (rows * h_out <= 0x7FFFFFFFull && max_off <= lim && w_in <= lim && h_in <= lim) {
+    using I = uint32_t;
+    constexpr int H = V / 2;
+    if (kShift && H > 0 && w_shift == 1 && h_shift == 1 && w_out == 2 * w_in && h_out == 2 * h_in &&
+        info[7] == 1 && h_in % H == 0 && (info[4] | info[5] | info[6]) % H == 0 &&
+        hkb::is_aligned(src, sizeof(T) * H) && hkb::is_aligned(dst, sizeof(T) * V)) {
+      const uint32_t st[4] = {static_cast<I>(info[4]), static_cast<I>(info[5]),
+                              static_cast<I>(info[6]), 1};
+      const uint32_t per_row = static_cast<I>(h_in / H);
+      nearest_x2<T, M>(g, static_cast<I>(b * c * w_in) * per_row, per_row, static_cast<I>(w_in),
+                       static_cast<I>(c), st, merged, static_cast<I>(w_out), static_cast<I>(h_out),
+                       src, dst);
+      return;
+    }
+    const uint32_t plane_len = static_cast<uint32_t>(h_out * w_out);
+    const NearestShape<I> a = {static_cast<I>(w_out),
+                               static_cast<I>(h_out),
+                               static_cast<I>(c),
+                               static_cast<I>(w_in),
+                               static_cast<I>(h_in),
+                               w_scale,
+                               h_scale,
+                               w_shift,
+                               h_shift,
+                               {static_cast<I>(info[4]), static_cast<I>(info[5]),
+                                static_cast<I>(info[6]), static_cast<I>(info[7])},
+                               merged,
+                               hkb::make_fast_div(static_cast<uint32_t>(h_out)),
+                               hkb::make_fast_div(plane_len),
+                               hkb::make_fast_div(static_cast<uint32_t>(plane_len * c))};
+    nearest_body<T, M, kShift>(g, static_cast<I>(rows), a, src, dst);
+  } else {
+    const NearestShape<uint64_t> a = {
+        w_out,   h_out,   c,       w_in,    h_in,
+        w_scale, h_scale, w_shift, h_shift, {info[4], info[5], info[6], info[7]},
+        merged,  {},      {},      {}};
+    nearest_body<T, M, kShift>(g, rows, a, src, dst);
+  }
+}
+
+// The output count is no argument (batch and channels live in info), so every busy thread reads
+// info before it knows whether its units exist. The scales are arguments: power-of-two scales
+// (integer upsampling factors 1, 2, 4, ...) take integer shifts and copy_packs units a thread,
+// other scales the f64 products and one unit a thread (two do not fit the register budget).
+template <typename T>
+__device__ void upsample_nearest2d(uint64_t w_out, uint64_t h_out, double w_scale, double h_scale,
+                                   const size_t* info, const T* src, T* dst) {
+  // Both launches take resident groups: the blocks past the cap (nearly all of candle's grid)
+  // leave before any other instruction.
+  if (blockIdx.x >= hkb::resident_cap()) return;
+  const int w_shift = pow2_shift(w_scale), h_shift = pow2_shift(h_scale);
+  if (w_shift >= 0 && h_shift >= 0) {
+    nearest_launch<T, copy_packs<T>::value, true>(w_out, h_out, w_scale, h_scale, w_shift, h_shift,
+                                                  info, src, dst);
+  } else {
+    nearest_launch<T, 1, false>(w_out, h_out, w_scale, h_scale, w_shift, h_shift, info, src, dst);
+  }
+}
+
+// PyTorch's area_pixel_compute_scale for linear modes.
+HKB_DEVICE double bilinear_scale(uint64_t in, uint64_t out, bool align_corners, bool has_factor,
+                                 double factor) {
+  if (align_corners) {
+    return out > 1 ? static_cast<double>(in - 1) / static_cast<double>(out - 1) : 0.0;
+  }
+  if (has_factor && factor > 0.0) return 1.0 / factor;
+  return static_cast<double>(in) / static_cast<double>(out);
+}
+
+// Source taps of output o along one axis (PyTorch's area_pixel_compute_source_index and its
+// two-tap weights). At the clamped edge both taps are the last pixel and it gets weight 1.
+struct Tap {
+  uint64_t i0, i1;
+  double w0, w1;
+};
+HKB_DEVICE Tap bilinear_tap(uint64_t o, double scale, bool align_corners, uint64_t in) {
+  const double od = static_cast<double>(o);
+  double src = align_corners ? hkb::mul_rn(scale, od) : hkb::mul_rn(scale, od + 0.5) - 0.5;
+  if (!(src > 0.0)) src = 0.0;
+  const double f = floor(src);
+  Tap tap;
+  tap.i0 = f < static_cast<double>(in - 1) ? static_cast<uint64_t>(f) : in - 1;
+  tap.i1 = tap.i0 + 1 < in ? tap.i0 + 1 : tap.i0;
+  tap.w1 = tap.i1 == tap.i0 ? 0.0 : src - f;
+  tap.w0 = 1.0 - tap.w1;
+  return tap;
+}
+
+// w0 * a + w1 * b with both products rounded (no FMA), as PyTorch's formula reads.
+HKB_DEVICE double blend(double w0, double a, double w1, double b) {
+  return hkb::mul_rn(w0, a) + hkb::mul_rn(w1, b);
+}
+
+template <typename T>
+HKB_DEVICE T from_double(double v) {
+  if constexpr (hkb::is_reduced_float<T>::value) {
+    return hkb::narrow<T>(static_cast<float>(v));
+  } else {
+    return static_cast<T>(v);
+  }
+}
+
+template <typename T>
+__device__ void upsample_bilinear2d(uint64_t w_out, uint64_t h_out, bool align_corners,
+                                    bool has_scale_h, double scale_h_factor, bool has_scale_w,
+                                    double scale_w_factor, const size_t* info, const T* src,
+                                    T* dst) {
+  const uint64_t c = info[1], h_in = info[2], w_in = info[3];
+  const size_t* st = info + 4;
+  const uint64_t n = info[0] * c * h_out * w_out;
+  if (h_in == 0 || w_in == 0) return;
+  const double sh = bilinear_scale(h_in, h_out, align_corners, has_scale_h, scale_h_factor);
+  const double sw = bilinear_scale(w_in, w_out, align_corners, has_scale_w, scale_w_factor);
+  for (uint64_t i = hkb::global_thread_index(); i < n; i += hkb::grid_stride()) {
+    const DivMod ox = divmod(i, w_out);
+    const DivMod oy = divmod(ox.q, h_out);
+    const DivMod bc = divmod(oy.q, c);
+    const T* s = src + bc.q * st[0] + bc.r * st[1];
+    const Tap ty = bilinear_tap(oy.r, sh, align_corners, h_in);
+    const Tap tx = bilinear_tap(ox.r, sw, align_corners, w_in);
+    const T* r0 = s + ty.i0 * st[2];
+    const T* r1 = s + ty.i1 * st[2];
+    const double top =
+        blend(tx.w0, hkb::to_double(r0[tx.i0 * st[3]]), tx.w1, hkb::to_double(r0[tx.i1 * st[3]]));
+    const double bottom =
+        blend(tx.w0, hkb::to_double(r1[tx.i0 * st[3]]), tx.w1, hkb::to_double(r1[tx.i1 * st[3]]));
+    dst[i] = from_double<T>(blend(ty.w0, top, ty.w1, bottom));
+  }
+}
+
+}  // namespace

@@ -1,0 +1,136 @@
+// Reduction operators: per-thread state (init/add/finish) and the cross-thread combine.
+#pragma once
+
+#include "block.h"
+
+namespace {
+
+// Floating sums: Neumaier compensation per thread.
+template <typename A>
+struct SumFloatOp {
+  using V = A;
+  // The packed-row path first adds the values of a 16-byte pack pairwise (log2(pack) levels).
+  static constexpr bool kPresum = hkb::tuning::kFastPresum;
+  struct State {
+    A s, c;
+  };
+  HKB_DEVICE V identity() const { return A(0); }
+  HKB_DEVICE State init() const { return {A(0), A(0)}; }
+  HKB_DEVICE void add(State& st, A x, uint64_t) const {
+    const A t = st.s + x;
+    if (abs_value(st.s) >= abs_value(x)) {
+      st.c += (st.s - t) + x;
+    } else {
+      st.c += (x - t) + st.s;
+    }
+    st.s = t;
+  }
+  HKB_DEVICE V finish(const State& st) const {
+    return st.s - st.s == A(0) ? st.s + st.c : st.s;  // inf/NaN: the compensation is meaningless
+  }
+  HKB_DEVICE V combine(V a, V b) const { return a + b; }
+};
+
+// Integer sums wrap: add in the unsigned type (signed overflow is undefined in C++).
+template <typename A>
+struct SumIntOp {
+  using V = A;
+  static constexpr bool kPresum = false;
+  using U = typename std::make_unsigned<A>::type;
+  using State = A;
+  HKB_DEVICE V identity() const { return A(0); }
+  HKB_DEVICE State init() const { return A(0); }
+  HKB_DEVICE static A wrap_add(A a, A b) {
+    return static_cast<A>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
+  }
+  HKB_DEVICE void add(State& st, A x, uint64_t) const { st = wrap_add(st, x); }
+  HKB_DEVICE V finish(State st) const { return st; }
+  HKB_DEVICE V combine(V a, V b) const { return wrap_add(a, b); }
+};
+
+template <typename A, bool kMax>
+struct ExtremeOp {
+  using V = A;
+  static constexpr bool kPresum = false;
+  using State = A;
+  A neutral;  // the identity value: -inf / the minimum for max, +inf / the maximum for min
+  HKB_DEVICE static A pick(A a, A b) {
+    if (is_nan(a)) return a;
+    if (is_nan(b)) return b;
+    if (kMax ? b > a : b < a) return b;
+    if (kMax ? a > b : a < b) return a;
+    if constexpr (std::is_floating_point<A>::value) {
+      // Equal: only +0/-0 can differ. max keeps +0, min keeps -0.
+      return sign_bit(a) == kMax ? b : a;
+    } else {
+      return a;
+    }
+  }
+  HKB_DEVICE V identity() const { return neutral; }
+  HKB_DEVICE State init() const { return neutral; }
+  HKB_DEVICE void add(State& st, A x, uint64_t) const { st = pick(st, x); }
+  HKB_DEVICE V finish(State st) const { return st; }
+  HKB_DEVICE V combine(V a, V b) const { return pick(a, b); }
+};
+
+// I: the index type, wide enough for every index of the group and for ~I(0) above them all (the
+// identity's index, which an empty group reports as 0xFFFFFFFF).
+template <typename A, bool kMax, typename I>
+struct ArgOp {
+  using V = ArgPart<A, I>;
+  using State = V;
+  static constexpr bool kPresum = false;  // (value, index) pairs have no pairwise pack sum
+  static_assert(!kPresum, "argmin/argmax add elements one by one");
+  A neutral;  // the identity value: -inf / the minimum for max, +inf / the maximum for min
+  // Whether (x, i) wins over (y, j): NaN first, then the extreme value, then the smaller index.
+  HKB_DEVICE static bool wins(A x, I i, A y, I j) {
+    const bool xn = is_nan(x), yn = is_nan(y);
+    if (xn || yn) return xn && (!yn || i < j);
+    if (kMax ? x > y : x < y) return true;
+    if (!(x == y)) return false;
+    if constexpr (std::is_floating_point<A>::value) {
+      const bool sx = sign_bit(x), sy = sign_bit(y);
+      if (sx != sy) return kMax ? sy : sx;  // -0 < +0, as min/max
+    }
+    return i < j;
+  }
+  HKB_DEVICE V identity() const { return {neutral, static_cast<I>(~I(0))}; }
+  HKB_DEVICE State init() const { return identity(); }
+  HKB_DEVICE void add(State& st, A x, uint64_t j) const {
+    if (wins(x, static_cast<I>(j), st.value, st.index)) st = {x, static_cast<I>(j)};
+  }
+  HKB_DEVICE V finish(State st) const { return st; }
+  HKB_DEVICE V combine(V a, V b) const { return wins(b.value, b.index, a.value, a.index) ? b : a; }
+};
+
+template <typename A>
+struct SoftmaxOp {
+  using V = SoftmaxPart<A>;
+  HKB_DEVICE V identity() const { return {-infinity<A>(), A(0)}; }
+  HKB_DEVICE static A nan_max(A a, A b) {
+    if (is_nan(a)) return a;
+    if (is_nan(b)) return b;
+    return b > a ? b : a;
+  }
+  // p.sum rescaled to a new max m >= p.max. Equal maxima (also both -inf: an empty part) keep the
+  // sum; a NaN max gives NaN.
+  HKB_DEVICE static A rescaled(V p, A m) { return p.max == m ? p.sum : p.sum * exp_of(p.max - m); }
+  HKB_DEVICE static void add(V& st, A x) {
+    if (is_nan(x)) {
+      st = {x, x};
+      return;
+    }
+    if (x == -infinity<A>()) return;  // contributes exp(-inf) = 0, even to an all -inf prefix
+    if (x > st.max) {
+      st.sum *= exp_of(st.max - x);
+      st.max = x;
+    }
+    st.sum += exp_of(x - st.max);
+  }
+  HKB_DEVICE V combine(V a, V b) const {
+    const A m = nan_max(a.max, b.max);
+    return {m, rescaled(a, m) + rescaled(b, m)};
+  }
+};
+
+}  // namespace

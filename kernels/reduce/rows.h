@@ -1,0 +1,246 @@
+// Row kernels, one block per row: softmax, rmsnorm and layernorm, and the row traversals they use.
+#pragma once
+
+#include "ops.h"
+
+namespace {
+
+// Calls f(x[j], j) for the j in [0, n) that belong to thread `tid` of `nt`, with 16-byte loads:
+// a scalar head up to 16-byte alignment, kUnroll independent packs in flight, a scalar tail.
+template <int kUnroll, typename T, typename F>
+HKB_DEVICE void visit_contiguous(const T* x, uint64_t n, uint32_t tid, uint32_t nt, F&& f) {
+  constexpr int V = 16 / sizeof(T);
+  using P = hkb::Pack<T, V>;
+  const uint64_t misalign = (reinterpret_cast<uintptr_t>(x) % 16) / sizeof(T);
+  uint64_t head = misalign == 0 ? 0 : V - misalign;
+  if (head > n) head = n;
+  for (uint64_t j = tid; j < head; j += nt) f(x[j], j);  // head < V, but nt may be smaller
+  const uint64_t packs = (n - head) / V;
+  const P* xp = reinterpret_cast<const P*>(x + head);
+  for (uint64_t b = tid; b < packs; b += static_cast<uint64_t>(kUnroll) * nt) {
+    P buf[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const uint64_t q = b + static_cast<uint64_t>(u) * nt;
+      if (q < packs) buf[u] = xp[q];
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const uint64_t q = b + static_cast<uint64_t>(u) * nt;
+      if (q < packs) {
+#pragma unroll
+        for (int k = 0; k < V; ++k) f(buf[u].v[k], head + q * V + k);
+      }
+    }
+  }
+  for (uint64_t j = head + packs * V + tid; j < n; j += nt) f(x[j], j);
+}
+
+// y[j] = f(x[j]) for the j of thread `tid`, last elements first (the end of a row that was just
+// read is the part most likely still in cache). 16-byte accesses when x and y share their offset
+// within 16 bytes, scalar otherwise. x may equal y.
+template <typename T, typename F>
+HKB_DEVICE void map_row_reverse(const T* x, T* y, uint64_t n, uint32_t tid, uint32_t nt, F&& f) {
+  constexpr int V = 16 / sizeof(T);
+  using P = hkb::Pack<T, V>;
+  const uintptr_t mx = reinterpret_cast<uintptr_t>(x) % 16;
+  if (mx != reinterpret_cast<uintptr_t>(y) % 16) {
+    for (uint64_t j = tid; j < n; j += nt) {
+      const uint64_t i = n - 1 - j;
+      y[i] = f(x[i]);
+    }
+    return;
+  }
+  uint64_t head = mx == 0 ? 0 : (16 - mx) / sizeof(T);
+  if (head > n) head = n;
+  const uint64_t packs = (n - head) / V;
+  for (uint64_t j = head + packs * V + tid; j < n; j += nt) y[j] = f(x[j]);
+  const P* xp = reinterpret_cast<const P*>(x + head);
+  P* yp = reinterpret_cast<P*>(y + head);
+  for (uint64_t b = tid; b < packs; b += static_cast<uint64_t>(kUnroll) * nt) {
+    P buf[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const uint64_t r = b + static_cast<uint64_t>(u) * nt;
+      if (r < packs) buf[u] = xp[packs - 1 - r];
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const uint64_t r = b + static_cast<uint64_t>(u) * nt;
+      if (r < packs) {
+        P o;
+#pragma unroll
+        for (int k = 0; k < V; ++k) o.v[k] = f(buf[u].v[k]);
+        yp[packs - 1 - r] = o;
+      }
+    }
+  }
+  for (uint64_t j = tid; j < head; j += nt) y[j] = f(x[j]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// softmax over rows of n_cols contiguous elements, one block per row.
+
+template <typename T>
+__device__ void softmax(const T* src, T* dst, int n_cols) {
+  using A = hkb::compute_t<T>;
+  if (n_cols <= 0) return;
+  const uint64_t n = static_cast<uint64_t>(n_cols);
+  const uint32_t tid = block_tid();
+  const uint32_t nt = block_threads();
+  const T* x = src + blockIdx.x * n;
+  T* y = dst + blockIdx.x * n;
+  const SoftmaxOp<A> op;
+  SoftmaxPart<A> st{-infinity<A>(), A(0)};
+  visit_contiguous<kUnroll>(x, n, tid, nt, [&](T v, uint64_t) { op.add(st, hkb::widen(v)); });
+  const SoftmaxPart<A> row = block_reduce(st, op);
+  const A inv = A(1) / row.sum;
+  const A m = row.max;
+  map_row_reverse(x, y, n, tid, nt,
+                  [&](T v) { return hkb::narrow<T>(exp_of(hkb::widen(v) - m) * inv); });
+}
+
+// ---------------------------------------------------------------------------------------------
+// rmsnorm / layernorm, one block per row. When every pointer is 16-byte aligned and n_cols a whole
+// number of 16-byte packs, each thread keeps its first kCached packs in registers between the
+// passes (a row of up to kCached * 16 bytes * blockDim is read from memory once); the rest is
+// re-read.
+
+constexpr int kCached = 4;
+
+template <typename A>
+struct PlusOp {
+  using V = A;
+  HKB_DEVICE V identity() const { return A(0); }
+  HKB_DEVICE V combine(V a, V b) const { return a + b; }
+};
+
+// Row access for the norms: the vector path or the scalar one, both with the same thread-to-element
+// mapping in every pass.
+template <typename T>
+struct NormRow {
+  static constexpr int V = 16 / sizeof(T);
+  using P = hkb::Pack<T, V>;
+  const T* x;
+  T* y;
+  const T* alpha;
+  const T* beta;
+  uint64_t n;
+  uint32_t tid, nt;
+  bool vec;
+  P cache[kCached];
+
+  HKB_DEVICE NormRow(const T* x_, T* y_, const T* alpha_, const T* beta_, uint64_t n_)
+      : x(x_), y(y_), alpha(alpha_), beta(beta_), n(n_), tid(block_tid()), nt(block_threads()) {
+    vec = n % V == 0 && hkb::is_aligned(x, 16) && hkb::is_aligned(y, 16) &&
+          (alpha == nullptr || hkb::is_aligned(alpha, 16)) &&
+          (beta == nullptr || hkb::is_aligned(beta, 16));
+  }
+  // First pass: loads (and caches) the row, f(value) per element.
+  template <typename F>
+  HKB_DEVICE void load(F&& f) {
+    if (vec) {
+      const P* xp = reinterpret_cast<const P*>(x);
+      const uint64_t packs = n / V;
+#pragma unroll
+      for (int c = 0; c < kCached; ++c) {
+        const uint64_t q = tid + static_cast<uint64_t>(c) * nt;
+        if (q < packs) cache[c] = xp[q];
+      }
+    }
+    reread(f);
+  }
+  // Another read pass over the same elements, from the cache where possible.
+  template <typename F>
+  HKB_DEVICE void reread(F&& f) {
+    if (!vec) {
+      for (uint64_t j = tid; j < n; j += nt) f(to_acc(x[j]));
+      return;
+    }
+    const P* xp = reinterpret_cast<const P*>(x);
+    const uint64_t packs = n / V;
+#pragma unroll
+    for (int c = 0; c < kCached; ++c) {
+      const uint64_t q = tid + static_cast<uint64_t>(c) * nt;
+      if (q < packs) {
+#pragma unroll
+        for (int k = 0; k < V; ++k) f(to_acc(cache[c].v[k]));
+      }
+    }
+    for (uint64_t q = tid + static_cast<uint64_t>(kCached) * nt; q < packs; q += nt) {
+      const P p = xp[q];
+#pragma unroll
+      for (int k = 0; k < V; ++k) f(to_acc(p.v[k]));
+    }
+  }
+  // Output pass: y[j] = g(x[j], alpha[j] or 1, beta[j] or 0).
+  template <typename G>
+  HKB_DEVICE void write(G&& g) {
+    using A = acc_t<T>;
+    if (!vec) {
+      for (uint64_t j = tid; j < n; j += nt) {
+        const A a = alpha != nullptr ? to_acc(alpha[j]) : A(1);
+        const A b = beta != nullptr ? to_acc(beta[j]) : A(0);
+        y[j] = hkb::from_acc<T>(g(to_acc(x[j]), a, b));
+      }
+      return;
+    }
+    const P* xp = reinterpret_cast<const P*>(x);
+    const P* ap = reinterpret_cast<const P*>(alpha);
+    const P* bp = reinterpret_cast<const P*>(beta);
+    P* yp = reinterpret_cast<P*>(y);
+    const uint64_t packs = n / V;
+    auto emit = [&](const P& p, uint64_t q) {
+      P a, b, o;
+      if (ap != nullptr) a = ap[q];
+      if (bp != nullptr) b = bp[q];
+#pragma unroll
+      for (int k = 0; k < V; ++k) {
+        const A av = ap != nullptr ? to_acc(a.v[k]) : A(1);
+        const A bv = bp != nullptr ? to_acc(b.v[k]) : A(0);
+        o.v[k] = hkb::from_acc<T>(g(to_acc(p.v[k]), av, bv));
+      }
+      yp[q] = o;
+    };
+#pragma unroll
+    for (int c = 0; c < kCached; ++c) {
+      const uint64_t q = tid + static_cast<uint64_t>(c) * nt;
+      if (q < packs) emit(cache[c], q);
+    }
+    for (uint64_t q = tid + static_cast<uint64_t>(kCached) * nt; q < packs; q += nt) {
+      emit(xp[q], q);
+    }
+  }
+};
+
+template <typename T>
+__device__ void rmsnorm(const T* src, T* dst, const T* alpha, int n_cols, float eps) {
+  using A = acc_t<T>;
+  if (n_cols <= 0) return;
+  const uint64_t n = static_cast<uint64_t>(n_cols);
+  NormRow<T> row(src + blockIdx.x * n, dst + blockIdx.x * n, alpha, nullptr, n);
+  A sq = 0;
+  row.load([&](A v) { sq += v * v; });
+  sq = block_reduce(sq, PlusOp<A>{});
+  const A inv = A(1) / sqrt_of(sq / static_cast<A>(n) + static_cast<A>(eps));
+  row.write([&](A v, A a, A) { return v * inv * a; });
+}
+
+template <typename T>
+__device__ void layernorm(const T* src, T* dst, const T* alpha, const T* beta, int n_cols,
+                          float eps) {
+  using A = acc_t<T>;
+  if (n_cols <= 0) return;
+  const uint64_t n = static_cast<uint64_t>(n_cols);
+  NormRow<T> row(src + blockIdx.x * n, dst + blockIdx.x * n, alpha, beta, n);
+  A s = 0;
+  row.load([&](A v) { s += v; });
+  const A mean = block_reduce(s, PlusOp<A>{}) / static_cast<A>(n);
+  A dev = 0;
+  row.reread([&](A v) { dev += (v - mean) * (v - mean); });
+  const A var = block_reduce(dev, PlusOp<A>{}) / static_cast<A>(n);
+  const A inv = A(1) / sqrt_of(var + static_cast<A>(eps));
+  row.write([&](A v, A a, A b) { return (v - mean) * inv * a + b; });
+}
+
+}  // namespace
