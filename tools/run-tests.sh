@@ -3,7 +3,7 @@
 #   - the unit tests and the GPU tests (ctest; GPU tests skip with a message when no GPU is present),
 #   - the inventory check of every code object against the manifest and candle's ABI,
 #   - a compile of the nvidia flavour (kernels through nvcc, the CUDA driver backend),
-#   - the Rust crates' tests against the AMD build of libhkb.
+#   - the Rust crates' tests against the AMD build of libhkb,
 #   - the GPU tests on the CPU platform (the AMD code path on the host, wave 64 and 32).
 set -euo pipefail
 cd "$(dirname "$0")/.."
