@@ -132,6 +132,8 @@ Status Library::ensure_module_locked(hkb_context_s* ctx, uint32_t index, void** 
   if (std::strcmp(runtime_->platform(), "amd") == 0) {
     HKB_RETURN_IF_ERROR(
         select_amd_image(image.data, image.size, ctx->target, image.origin, &selected));
+  } else if (std::strcmp(runtime_->platform(), "cpu") == 0) {
+    selected = SelectedImage{image.data, image.size, ctx->target};  // the runtime picks the width
   } else {
     HKB_RETURN_IF_ERROR(check_nvidia_image(image.data, image.size, image.origin));
     selected = SelectedImage{image.data, image.size, ctx->target};

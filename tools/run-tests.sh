@@ -3,7 +3,8 @@
 #   - the unit tests and the GPU tests (ctest; GPU tests skip with a message when no GPU is present),
 #   - the inventory check of every code object against the manifest and candle's ABI,
 #   - a compile of the nvidia flavour (kernels through nvcc, the CUDA driver backend),
-#   - the Rust crates' tests against the AMD build of libhkb.
+#   - the Rust crates' tests against the AMD build of libhkb,
+#   - the GPU tests on the CPU platform (the AMD code path on the host, wave 64 and 32).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=${HKB_JOBS:-$(nproc)}
@@ -29,3 +30,10 @@ if [ -f rust/Cargo.toml ] && command -v cargo > /dev/null 2>&1; then
 fi
 echo "== ctest (amd) =="
 ctest --test-dir build/amd --output-on-failure -j"$jobs"
+
+# The GPU test suite executed on the CPU platform: the kernels' AMD code path compiled for the host
+# (build/cpu), at wave 64 and at wave 32. See README "The CPU platform".
+echo "== GPU tests on the CPU platform (wave 64, wave 32) =="
+cpu_start=$(date +%s)
+HKB_JOBS=$jobs tools/cpu-test.sh
+echo "== CPU platform: $(($(date +%s) - cpu_start)) s =="

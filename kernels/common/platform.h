@@ -6,7 +6,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#if defined(__HIP__) || defined(__HIPCC__)
+#if defined(HKB_PLATFORM_CPU)
+// The host runs the AMD code path (platform_cpu.h): every AMD branch below applies to it too.
+#define HKB_PLATFORM_AMD 1
+#include "platform_cpu.h"
+#elif defined(__HIP__) || defined(__HIPCC__)
 #define HKB_PLATFORM_AMD 1
 #include <hip/hip_runtime.h>
 #elif defined(__CUDACC__)
@@ -15,7 +19,8 @@
 #include <cuda_runtime.h>
 #include <cuda_fp16.h>
 #else
-#error "kernels/common/platform.h: compile with hipcc/clang (-x hip) or nvcc (-x cu)"
+#error \
+    "kernels/common/platform.h: compile with hipcc/clang (-x hip), nvcc (-x cu) or -DHKB_PLATFORM_CPU"
 #endif
 
 #include "tuning.h"
@@ -35,7 +40,9 @@
 
 // Hardware wave width of the code being compiled. AMD CDNA (gfx9xx) runs 64-lane wavefronts and
 // RDNA (gfx10xx+) 32 by default; clang defines __AMDGCN_WAVEFRONT_SIZE per target in device code.
-#if defined(HKB_PLATFORM_AMD)
+// The CPU platform takes it from its build (-DHKB_WAVE_SIZE=64 or 32).
+#if defined(HKB_PLATFORM_CPU)
+#elif defined(HKB_PLATFORM_AMD)
 #if defined(__AMDGCN_WAVEFRONT_SIZE)
 #define HKB_WAVE_SIZE __AMDGCN_WAVEFRONT_SIZE
 #else

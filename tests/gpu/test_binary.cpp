@@ -217,7 +217,7 @@ TYPED_TEST(BinaryTest, EveryOpContiguousSizes) {
 
 TYPED_TEST(BinaryTest, LargeContiguous) {
   using T = TypeParam;
-  const size_t n = (size_t{1} << 20) + 7;
+  const size_t n = gpu_test::size_cap((size_t{1} << 20) + 7);
   LaunchHow how;
   how.null_info = true;
   for (BinaryOp op : {BinaryOp::kAdd, BinaryOp::kMaximum, BinaryOp::kLt}) {

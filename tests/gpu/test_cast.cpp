@@ -15,7 +15,7 @@ namespace {
 using gpu_test::GpuTest;
 using gpu_test::Layout;
 
-const size_t kLarge = (size_t{1} << 20) + 7;
+const size_t kLarge = gpu_test::size_cap((size_t{1} << 20) + 7);
 
 template <typename T>
 struct Tag {

@@ -350,7 +350,7 @@ TYPED_TEST(IndexingTest, IndexSelectStridedIds) {
 // narrow-row shape on the element path.
 TYPED_TEST(IndexingTest, IndexSelectLarge) {
   this->check_index_select(1, 200, 1024, Layout::contiguous({1025}));
-  this->check_index_select(4, 50, 3, Layout::contiguous({(1u << 18) / 3 + 1}));
+  this->check_index_select(4, 50, 3, Layout::contiguous({gpu_test::size_cap(1u << 18) / 3 + 1}));
 }
 
 // No ids: nothing is written, under a launch that does run (the loader skips empty grids).
@@ -425,7 +425,7 @@ TYPED_TEST(IndexingTest, IndexAddShapes) {
     this->check_index_add(3, 17, 5, 7, cfg);  // every dst row hit several times
     this->check_index_add(2, 40, 3, 1030, cfg);
   }
-  this->check_index_add(1, 4, 8, 1u << 18);  // 2^20 source elements
+  this->check_index_add(1, 4, 8, gpu_test::size_cap(1u << 18));  // 2^20 source elements on GPUs
 }
 
 // Duplicates accumulate in index order on every grid: the same bits from differently shaped
@@ -449,7 +449,7 @@ TYPED_TEST(IndexingTest, ScatterAddShapes) {
     this->template check_scatter<true>(3, 17, 5, 7, cfg);
     this->template check_scatter<true>(2, 40, 3, 1030, cfg);
   }
-  this->template check_scatter<true>(1, 4, 3, 1u << 18);
+  this->template check_scatter<true>(1, 4, 3, gpu_test::size_cap(1u << 18));
 }
 
 TYPED_TEST(IndexingTest, ScatterAddIsDeterministic) {
@@ -518,7 +518,7 @@ TYPED_TEST(ScatterTest, ScatterShapes) {
     this->template check_scatter<false>(3, 17, 5, 7, cfg);  // duplicates: the last one wins
     this->template check_scatter<false>(2, 40, 3, 1030, cfg);
   }
-  this->template check_scatter<false>(1, 4, 3, 1u << 18);
+  this->template check_scatter<false>(1, 4, 3, gpu_test::size_cap(1u << 18));
 }
 
 TYPED_TEST(ScatterTest, ScatterLastDuplicateWins) {

@@ -311,8 +311,9 @@ TEST_F(FastSumAccuracyTest, F32ErrorIsBoundedForAnyLength) {
   SCOPED_TRACE(seed_note());
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   std::uniform_int_distribution<int> expo(-20, 20);
-  for (size_t n : {size_t{1}, size_t{2}, size_t{3}, size_t{100}, size_t{4097},
-                   (size_t{1} << 20) + 3, size_t{1} << 24}) {
+  for (size_t n :
+       {size_t{1}, size_t{2}, size_t{3}, size_t{100}, size_t{4097},
+        gpu_test::size_cap((size_t{1} << 20) + 3), gpu_test::size_cap(size_t{1} << 24)}) {
     for (int kind = 0; kind < 2; ++kind) {
       std::vector<float> x(n);
       for (auto& v : x) {

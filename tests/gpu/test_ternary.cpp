@@ -181,7 +181,7 @@ TYPED_TEST(WhereTest, EveryCondContiguousSizes) {
 
 TYPED_TEST(WhereTest, LargeContiguous) {
   using T = TypeParam;
-  const Layout l = Layout::contiguous({(size_t{1} << 20) + 7});
+  const Layout l = Layout::contiguous({gpu_test::size_cap((size_t{1} << 20) + 7)});
   check_random<uint8_t, T>(*this, l, l, l);
   check_random<int64_t, T>(*this, l, l, l);
 }

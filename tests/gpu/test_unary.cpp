@@ -17,7 +17,7 @@ using gpu_test::Layout;
 using unary_ref::Op;
 using unary_ref::OpInfo;
 
-const size_t kLarge = (size_t{1} << 20) + 7;
+const size_t kLarge = gpu_test::size_cap((size_t{1} << 20) + 7);
 
 // The views every op is checked on (beside plain contiguous ones).
 std::vector<Layout> strided_layouts() {

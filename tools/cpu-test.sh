@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The GPU tests on the CPU platform: the kernels' AMD code path compiled for the host, every GPU
+# thread a fiber, at wave 64 (CDNA) and wave 32 (RDNA). No GPU needed. One family in seconds:
+#   tools/cpu-test.sh --modules affine --filter 'Affine*' --wave 64
+# Options: --modules "a b" (default: all), --filter GTEST_FILTER (default '*'),
+#          --wave 64|32|both (default both), --build-dir DIR (default build/cpu).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+modules="" filter="*" waves="64 32" build=build/cpu
+jobs=${HKB_JOBS:-$(nproc)}
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --modules) modules=$2; shift 2 ;;
+    --filter) filter=$2; shift 2 ;;
+    --wave)
+      case "$2" in
+        64 | 32) waves=$2 ;;
+        both) waves="64 32" ;;
+        *) echo "cpu-test.sh: --wave takes 64, 32 or both, not '$2'" >&2; exit 2 ;;
+      esac
+      shift 2 ;;
+    --build-dir) build=$2; shift 2 ;;
+    -h | --help) sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "cpu-test.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+modules=$(echo "$modules" | tr ' ,' ';;')
+cmake --preset cpu -B "$build" -DHKB_MODULES="$modules" -DHKB_CPU_WAVE_SIZES="${waves// /;}" \
+  > "$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 1; }
+cmake --build "$build" -j"$jobs" --target hkb_gpu_tests hkb_tool
+status=0
+for w in $waves; do
+  echo "== GPU tests on the CPU platform, wave $w =="
+  start=$(date +%s)
+  HKB_CPU_WAVE=$w "$build/tests/hkb_gpu_tests" --gtest_filter="$filter" --gtest_brief=1 || status=1
+  echo "(wave $w: $(($(date +%s) - start)) s)"
+done
+exit $status
