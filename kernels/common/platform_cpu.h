@@ -49,6 +49,12 @@ struct alignas(8) uint2 {
 struct alignas(16) uint4 {
   unsigned x, y, z, w;
 };
+struct alignas(16) float4 {
+  float x, y, z, w;
+};
+inline float4 make_float4(float x, float y, float z, float w) {
+  return float4{x, y, z, w};
+}
 inline uint2 make_uint2(unsigned x, unsigned y) {
   return uint2{x, y};
 }

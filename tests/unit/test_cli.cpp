@@ -20,6 +20,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// The file name ending of this flavour's code objects (.hsaco, .fatbin, .cpu): HKB_BUNDLE_DIR files
+// with another ending are not the loader's.
+constexpr const char* kSuffix = HKB_TEST_BUNDLE_SUFFIX;
+
 struct Outcome {
   int exit = -1;
   std::string out, err;
@@ -111,7 +115,7 @@ TEST_F(Cli, BadFilesAreExitOneWithAMessage) {
   r = hkb("check --manifest '" + work() + "'");
   EXPECT_EQ(r.exit, 1);
   EXPECT_NE(r.out.find("is a directory"), std::string::npos) << r.out << r.err;
-  fs::create_directories(dir_ / "work" / (modules_[0] + ".hsaco"));
+  fs::create_directories(dir_ / "work" / (modules_[0] + kSuffix));
   r = hkb("check --no-candle --bundle '" + work() + "'");
   EXPECT_EQ(r.exit, 1);
   EXPECT_NE(r.out.find("is a directory"), std::string::npos) << r.out << r.err;
@@ -122,17 +126,17 @@ TEST_F(Cli, BadFilesAreExitOneWithAMessage) {
 
 TEST_F(Cli, DoctorRefusesWhatTheLoaderRefuses) {
   const std::string env = "HKB_BUNDLE_DIR='" + work() + "'";
-  for (const auto& m : modules_) std::ofstream(dir_ / "work" / (m + ".hsaco")) << "random bytes";
+  for (const auto& m : modules_) std::ofstream(dir_ / "work" / (m + kSuffix)) << "random bytes";
   Outcome r = hkb("doctor", env);
   EXPECT_EQ(r.exit, 1) << r.out;
   EXPECT_NE(r.out.find("CORRUPT"), std::string::npos) << r.out;
-  for (const auto& m : modules_) std::ofstream(dir_ / "work" / (m + ".hsaco"), std::ios::trunc);
+  for (const auto& m : modules_) std::ofstream(dir_ / "work" / (m + kSuffix), std::ios::trunc);
   r = hkb("doctor --json", env);
   EXPECT_EQ(r.exit, 1) << r.out;
   ASSERT_TRUE(valid_json(r.out)) << r.out;
   EXPECT_EQ(nlohmann::json::parse(r.out)["modules"][0]["ok"], false);
   fs::remove_all(dir_ / "work");
-  for (const auto& m : modules_) fs::create_directories(dir_ / "work" / (m + ".hsaco"));
+  for (const auto& m : modules_) fs::create_directories(dir_ / "work" / (m + kSuffix));
   r = hkb("doctor", env);
   EXPECT_EQ(r.exit, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("is a directory"), std::string::npos) << r.out;
