@@ -1,114 +1,105 @@
 // mul_mat_vec_<format>_q8_1_cuda<NCOLS>: dst[c * nrows_dst + row] = weight row `row` (ncols_x
 // values of the format) . q8_1 column c (columns nrows_y values apart, candle's k_padded), for
-// NCOLS columns. candle's geometry: grid nrows (NCOLS = 1) or ceil(nrows / 2), block (32, 4) or
-// (32, 2). Rows past nrows_x are never written (candle writes one float past an odd nrows). dst
-// is stored, not accumulated into: the caller's zeroing is not needed.
+// NCOLS columns. candle's geometry: NCOLS = 1 gives a GPU block one row (grid nrows, block
+// (32, 4)); NCOLS 2..8 give it two rows (grid ceil(nrows / 2), block (32, 4) or (32, 2)). Any
+// block of at most kMaxThreads threads, a multiple of 32, works; rows past nrows_x are never
+// written (candle writes one float past an odd nrows). dst is stored, not accumulated into: the
+// caller's zeroing is not needed.
 //
-// Work split (rows.h): the first busy blocks along x loop over chunks of rows and the rest of
-// candle's grid leaves at once; each 32-thread group owns kRows rows of a chunk and reduces them
-// alone (xor shuffles of width 32: an NVIDIA warp or RDNA wave, half of a 64-lane CDNA wave), so
-// there is no barrier per row. Any gridDim.x >= 1 and any block of whole 32-thread groups works.
-// A lane loads the weights and activations of kInFlight items before its first dot product; each
-// item's weights are decoded once and used for every column.
+// Threads step over the row's items (vecdot.h), kUnroll items at a time so that the weight loads
+// of several items are in flight together; each item's weights are decoded once and used for
+// every column. Reduction: xor shuffles of width 32 (a 32-thread row of the block, half of a
+// 64-lane CDNA wave, all of an NVIDIA warp or RDNA wave), then shared memory across the rows.
 #pragma once
 
-#include "quantized/rows.h"
 #include "quantized/vecdot.h"
 
 namespace hkb::quant {
+
+constexpr int kMmvqMaxThreads = 128;
 
 template <typename F, int NCOLS>
 HKB_DEVICE void mmvq(const void* __restrict__ vx, const void* __restrict__ vy,
                      float* __restrict__ dst, int ncols_x, int nrows_x, int nrows_y,
                      int nrows_dst) {
   using V = Vec<F>;
-  using W = decltype(V::load(nullptr, 0));
-  using A = decltype(V::act(nullptr, 0));
   constexpr int kRows = NCOLS == 1 ? 1 : 2;
-  constexpr int kInFlight = tuning::mmvq_items_in_flight(F::kValues == 256, NCOLS);
-  constexpr int kYPerBlock = F::kValues / 32 * kQ81Bytes;
-  const RowGroups rg = row_groups(kRows);
-  if (!rg.busy) return;  // idle blocks and threads past the last whole group
-  const int lane = rg.lane, lanes = rg.lanes;
-  const int items = ncols_x / F::kValues * V::kItems;
-  const size_t row_bytes = static_cast<size_t>(ncols_x / F::kValues) * F::kBytes;
+  constexpr int kUnroll = NCOLS == 1 ? 4 : 2;
+  constexpr int kGroups = kMmvqMaxThreads / 32;
+  __shared__ float partial[kGroups][kRows * NCOLS];
+
+  const int row0 = static_cast<int>(blockIdx.x) * kRows;
+  if (row0 >= nrows_x) return;  // the whole block: before any barrier
+  const int tid = static_cast<int>(threadIdx.x + blockDim.x * threadIdx.y);
+  const int threads = static_cast<int>(blockDim.x * blockDim.y);
+  const int blocks = ncols_x / F::kValues;
+  const int items = blocks * V::kItems;
+  const size_t row_bytes = static_cast<size_t>(blocks) * F::kBytes;
   const size_t col_bytes = static_cast<size_t>(nrows_y / 32) * kQ81Bytes;
-  const uint8_t* x = static_cast<const uint8_t*>(vx);
+  constexpr int kYPerBlock = F::kValues / 32 * kQ81Bytes;
+
+  // A second row past nrows_x reads row0 again and its sums are dropped.
+  const uint8_t* wrow[kRows];
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) {
+    const int row = row0 + r < nrows_x ? row0 + r : row0;
+    wrow[r] = static_cast<const uint8_t*>(vx) + row_bytes * static_cast<size_t>(row);
+  }
   const uint8_t* y = static_cast<const uint8_t*>(vy);
 
-#pragma unroll 1
-  for (int64_t first = rg.first; first < nrows_x; first += rg.step) {
-    // Rows past nrows_x read the chunk's first row again and drop their sums: every group of the
-    // block takes the same trips, so 64-lane waves reach the shuffles together.
-    const int64_t row0 = first + rg.group * kRows;
-    const uint8_t* wrow[kRows];
+  float acc[kRows][NCOLS] = {};
+  for (int base = tid; base < items; base += kUnroll * threads) {
+    decltype(V::load(nullptr, 0)) w[kUnroll][kRows];
 #pragma unroll
-    for (int r = 0; r < kRows; ++r)
-      wrow[r] = x + row_bytes * static_cast<size_t>(row0 + r < nrows_x ? row0 + r : first);
-
-    float acc[kRows][NCOLS] = {};
-    auto step = [&](const W(&w)[kRows], int it) {
-      const uint8_t* yb = y + static_cast<size_t>(it / V::kItems) * kYPerBlock;
+    for (int u = 0; u < kUnroll; ++u) {
+      const int it = base + u * threads;
+      if (it < items) {
 #pragma unroll
-      for (int c = 0; c < NCOLS; ++c) {
-        const A a = V::act(yb + col_bytes * c, it % V::kItems);
-#pragma unroll
-        for (int r = 0; r < kRows; ++r) acc[r][c] += V::dot(w[r], a);
-      }
-    };
-    // Whole rounds first: no conditions, so every load of a round can be issued before its first
-    // dot; then the rest, fewer than kInFlight items a lane.
-    int it = lane;
-#pragma unroll 1
-    for (; it + (kInFlight - 1) * lanes < items; it += kInFlight * lanes) {
-      W w[kInFlight][kRows];
-      A a[kInFlight];
-#pragma unroll
-      for (int u = 0; u < kInFlight; ++u) {
-        const int iu = it + u * lanes;
-#pragma unroll
-        for (int r = 0; r < kRows; ++r)
+        for (int r = 0; r < kRows; ++r) {
           w[u][r] =
-              V::load(wrow[r] + static_cast<size_t>(iu / V::kItems) * F::kBytes, iu % V::kItems);
-        if constexpr (NCOLS == 1)
-          a[u] = V::act(y + static_cast<size_t>(iu / V::kItems) * kYPerBlock, iu % V::kItems);
-      }
-#pragma unroll
-      for (int u = 0; u < kInFlight; ++u) {
-        if constexpr (NCOLS == 1) {
-          acc[0][0] += V::dot(w[u][0], a[u]);
-        } else {
-          step(w[u], it + u * lanes);
+              V::load(wrow[r] + static_cast<size_t>(it / V::kItems) * F::kBytes, it % V::kItems);
         }
       }
     }
-#pragma unroll 1
-    for (; it < items; it += lanes) {
-      W w[kRows];
 #pragma unroll
-      for (int r = 0; r < kRows; ++r)
-        w[r] = V::load(wrow[r] + static_cast<size_t>(it / V::kItems) * F::kBytes, it % V::kItems);
-      step(w, it);
+    for (int u = 0; u < kUnroll; ++u) {
+      const int it = base + u * threads;
+      if (it < items) {
+        const uint8_t* yb = y + static_cast<size_t>(it / V::kItems) * kYPerBlock;
+#pragma unroll
+        for (int c = 0; c < NCOLS; ++c) {
+          const auto a = V::act(yb + col_bytes * c, it % V::kItems);
+#pragma unroll
+          for (int r = 0; r < kRows; ++r) acc[r][c] += V::dot(w[u][r], a);
+        }
+      }
     }
+  }
 
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) {
+#pragma unroll
+    for (int c = 0; c < NCOLS; ++c) {
+      float v = acc[r][c];
+#pragma unroll
+      for (int m = 16; m > 0; m >>= 1) v += shfl_xor(v, m, 32);
+      acc[r][c] = v;
+    }
+  }
+  const int group = tid >> 5, groups = threads >> 5;
+  if ((tid & 31) == 0) {
 #pragma unroll
     for (int r = 0; r < kRows; ++r) {
 #pragma unroll
-      for (int c = 0; c < NCOLS; ++c) {
-#pragma unroll
-        for (int m = 16; m > 0; m >>= 1) acc[r][c] += shfl_xor(acc[r][c], m, 32);
-      }
+      for (int c = 0; c < NCOLS; ++c) partial[group][r * NCOLS + c] = acc[r][c];
     }
-    if (lane == 0) {
-#pragma unroll
-      for (int r = 0; r < kRows; ++r) {
-        if (row0 + r < nrows_x) {
-#pragma unroll
-          for (int c = 0; c < NCOLS; ++c)
-            dst[static_cast<size_t>(c) * nrows_dst + static_cast<size_t>(row0 + r)] = acc[r][c];
-        }
-      }
-    }
+  }
+  block_sync();
+  if (tid < kRows * NCOLS) {
+    const int r = tid / NCOLS, c = tid % NCOLS;
+    float s = 0.0f;
+    for (int g = 0; g < groups; ++g) s += partial[g][tid];
+    if (row0 + r < nrows_x) dst[static_cast<size_t>(c) * nrows_dst + row0 + r] = s;
   }
 }
 

@@ -47,18 +47,6 @@ HKB_DEVICE Busy busy_range() {
   return {linear_block() * threads + flat_thread(), blocks * threads};
 }
 
-// Busy blocks along x alone, for kernels whose grid y and z index independent jobs (candle's MoE
-// grid): min(gridDim.x, mp * kBusyBlocksPerMP, ceil(mp * kBusyThreadsPerMP / threads)). Blocks
-// with blockIdx.x at or past it leave; the busy ones step by it, so any gridDim.x >= 1 covers.
-HKB_DEVICE uint32_t busy_blocks_x() {
-  const uint32_t mp = multiprocessors();
-  const uint32_t threads = block_threads();
-  uint32_t blocks = mp * tuning::kBusyBlocksPerMP;
-  const uint32_t by_threads = (mp * tuning::kBusyThreadsPerMP + threads - 1) / threads;
-  if (blocks > by_threads) blocks = by_threads;
-  return blocks < gridDim.x ? blocks : gridDim.x;
-}
-
 // Position (row, col) of the units first, first + step, ... of a rows x cols job (cols > 0),
 // stepped without dividing. first and step count busy threads (below 2^32), so the two divisions
 // when it starts are 32-bit ones (or none, for rows of 2^32 units or more).

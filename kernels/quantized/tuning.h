@@ -27,20 +27,4 @@ constexpr int kUnitsInFlight = 2;
 // q8_1 blocks a lane group of quantize_q8_1 loads (16 bytes a lane each) before reducing them.
 constexpr int kQ8BlocksInFlight = 2;
 
-// Items (vecdot.h) a lane of MMVQ loads, weights and activations together, before its first dot:
-// on NVIDIA the most that batch 1 fits under the 64-register cap without spills (K-quant items
-// hold 4-8x the registers of a 32-value format's; batch 2..8 also keep 2 x NCOLS sums, and q2_K
-// spills there at any count); AMD gives every load its own 64-bit VGPR address, so half of that
-// there keeps the VGPRs near the one-row-a-block version's and no SGPR spills.
-constexpr int mmvq_items_in_flight(bool super_block, int ncols) {
-#if defined(HKB_PLATFORM_NVIDIA)
-  return ncols == 1 ? (super_block ? 2 : 8) : (super_block ? 1 : 2);
-#else
-  return ncols == 1 ? (super_block ? 1 : 4) : 1;
-#endif
-}
-// 8-value units a lane of DMMV loads before decoding the first, with 8 floats of y each: eight
-// spill under the 64-register cap once the loads are hoisted together.
-constexpr int kDmmvUnitsInFlight = 4;
-
 }  // namespace hkb::quant::tuning
