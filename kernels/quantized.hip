@@ -21,7 +21,7 @@
 namespace q = hkb::quant;
 
 // Blocks of at most 256 threads (candle's largest here); on NVIDIA at most 64 registers, so the
-// busy threads leave half of the register file to the idle blocks (quantized/tuning.h).
+// busy threads leave half of the register file to the idle blocks (common/tuning.h).
 #define HKB_Q_KERNEL HKB_GLOBAL void HKB_OCCUPANCY(256, 4)
 
 HKB_Q_KERNEL quantize_q8_1(const float* __restrict__ x, void* __restrict__ vy, const int kx,

@@ -86,7 +86,7 @@ HKB_DEVICE bool rows_vectorizable(const TO* dst, uint64_t n_vals) {
 template <typename F, int A, typename TO, typename RowSrc>
 HKB_DEVICE void decode_rows(Busy b, uint64_t rows, uint64_t n_vals, const RowSrc& row_src,
                             TO* dst) {
-  constexpr int U = tuning::kUnitsInFlight;
+  constexpr int U = hkb::tuning::kQuantUnitsInFlight;
   constexpr uint32_t kUnits = F::kValues / 8;  // units of a block: 4 or 32
   if (rows == 0 || n_vals == 0) return;
   const bool vec = rows_vectorizable(dst, n_vals);

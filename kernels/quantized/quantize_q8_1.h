@@ -85,7 +85,7 @@ HKB_DEVICE void quantize_q8_1(const float* x, void* vy, int kx_arg, int kx_padde
   const bool vec = (reinterpret_cast<uintptr_t>(x) & 15u) == 0 && kx % 4 == 0;
   uint8_t* y = static_cast<uint8_t*>(vy);
   const bool aligned = (reinterpret_cast<uintptr_t>(y) & 3u) == 0;
-  constexpr int U = tuning::kQ8BlocksInFlight;
+  constexpr int U = hkb::tuning::kQuantQ8BlocksInFlight;
   Cursor c(group, groups, cols);
   for (uint64_t u = group; u - lag < total; u += U * groups) {
     uint64_t row[U], col[U];

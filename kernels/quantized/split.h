@@ -6,7 +6,7 @@
 // so any grid shape works, and any grid with at least one block covers the job.
 #pragma once
 
-#include "quantized/tuning.h"
+#include "common/platform.h"
 
 namespace hkb::quant {
 
@@ -30,8 +30,8 @@ HKB_DEVICE uint32_t flat_thread() {
 HKB_DEVICE bool idle_block() {
   const uint64_t block = linear_block();
   const uint32_t mp = multiprocessors();
-  return block >= static_cast<uint64_t>(mp) * tuning::kBusyBlocksPerMP ||
-         block * block_threads() >= static_cast<uint64_t>(mp) * tuning::kBusyThreadsPerMP;
+  return block >= static_cast<uint64_t>(mp) * hkb::tuning::kQuantBusyBlocksPerMP ||
+         block * block_threads() >= static_cast<uint64_t>(mp) * hkb::tuning::kQuantBusyThreadsPerMP;
 }
 
 // For a thread of a block that is not idle: the busy blocks are the first
@@ -40,8 +40,8 @@ HKB_DEVICE Busy busy_range() {
   const uint32_t threads = block_threads();
   const uint32_t mp = multiprocessors();
   uint64_t blocks = static_cast<uint64_t>(gridDim.x) * gridDim.y * gridDim.z;
-  const uint64_t by_blocks = static_cast<uint64_t>(mp) * tuning::kBusyBlocksPerMP;
-  const uint64_t by_threads = (mp * tuning::kBusyThreadsPerMP + threads - 1) / threads;
+  const uint64_t by_blocks = static_cast<uint64_t>(mp) * hkb::tuning::kQuantBusyBlocksPerMP;
+  const uint64_t by_threads = (mp * hkb::tuning::kQuantBusyThreadsPerMP + threads - 1) / threads;
   if (blocks > by_blocks) blocks = by_blocks;
   if (blocks > by_threads) blocks = by_threads;
   return {linear_block() * threads + flat_thread(), blocks * threads};
