@@ -109,29 +109,23 @@ bench::Row quantize_row(const hkb::Device& dev) {
 }  // namespace
 
 int main() {
-  int count = 0;
-  if (hkb_device_count(&count) != HKB_SUCCESS || count == 0) {
-    std::printf("no GPU device: %s\n", hkb_last_error());
-    return 0;
-  }
-  const hkb::Device dev(0);
-  std::vector<bench::Row> rows;
-  for (const Format& f : kFormats) rows.push_back(dequantize_row(dev, f, false));
-  rows.push_back(dequantize_row(dev, kFormats[0], true));
+  return bench::run("hkb_bench_quantized", [](const hkb::Device& dev, bench::Report& report) {
+    report.section("QUANTIZED");
+    for (const Format& f : kFormats) report.add(dequantize_row(dev, f, false));
+    report.add(dequantize_row(dev, kFormats[0], true));
 
-  std::mt19937_64 rng(42);
-  std::vector<uint32_t> ids(4096);
-  for (auto& id : ids) id = static_cast<uint32_t>(rng() % 32000);
-  const auto legacy = hkb::LaunchConfig::make(4096, 4096 / 512, 1, 256, 1, 1);
-  const auto plain = hkb::LaunchConfig::make(4096, 4096 / 256, 1, 256, 1, 1);
-  rows.push_back(get_rows_row(dev, "q4_0", 32, 18, legacy, ids));
-  rows.push_back(get_rows_row(dev, "q8_0", 32, 34, legacy, ids));
-  rows.push_back(
-      get_rows_row(dev, "q4_K", 256, 144, hkb::LaunchConfig::make(4096, 16, 1, 32, 1, 1), ids));
-  rows.push_back(
-      get_rows_row(dev, "q6_K", 256, 210, hkb::LaunchConfig::make(4096, 16, 1, 64, 1, 1), ids));
-  rows.push_back(get_rows_row(dev, "f16", 1, 2, plain, ids));
-  rows.push_back(quantize_row(dev));
-  bench::print_table("QUANTIZED", rows, bench::copy_bandwidth(dev, kRotateBytes));
-  return 0;
+    std::mt19937_64 rng(42);
+    std::vector<uint32_t> ids(4096);
+    for (auto& id : ids) id = static_cast<uint32_t>(rng() % 32000);
+    const auto legacy = hkb::LaunchConfig::make(4096, 4096 / 512, 1, 256, 1, 1);
+    const auto plain = hkb::LaunchConfig::make(4096, 4096 / 256, 1, 256, 1, 1);
+    report.add(get_rows_row(dev, "q4_0", 32, 18, legacy, ids));
+    report.add(get_rows_row(dev, "q8_0", 32, 34, legacy, ids));
+    report.add(
+        get_rows_row(dev, "q4_K", 256, 144, hkb::LaunchConfig::make(4096, 16, 1, 32, 1, 1), ids));
+    report.add(
+        get_rows_row(dev, "q6_K", 256, 210, hkb::LaunchConfig::make(4096, 16, 1, 64, 1, 1), ids));
+    report.add(get_rows_row(dev, "f16", 1, 2, plain, ids));
+    report.add(quantize_row(dev));
+  });
 }

@@ -96,22 +96,17 @@ bench::Row moe_row(const hkb::Device& dev, size_t batch) {
 }  // namespace
 
 int main() {
-  int count = 0;
-  if (hkb_device_count(&count) != HKB_SUCCESS || count == 0) {
-    std::printf("no GPU device: %s\n", hkb_last_error());
-    return 0;
-  }
-  const hkb::Device dev(0);
-  const size_t n = 14336, k = 4096, cols = 512;
-  std::printf("\nQUANTIZED matrix-matrix (MMQ), %zux%zu weights x %zu columns\n", n, k, cols);
-  std::printf("%-44s %10s %10s\n", "kernel / case", "time us", "TOP/s");
-  for (const Format& f : kFormats) {
-    const double s = mmq_seconds(dev, f, n, k, cols);
-    std::printf("%-44s %10.1f %10.1f\n", (std::string("mul_mat_") + f.name).c_str(), s * 1e6,
-                2.0 * n * k * cols / s / 1e12);
-  }
-  std::vector<bench::Row> rows = {moe_row(dev, 1), moe_row(dev, 16)};
-  bench::print_table("QUANTIZED indexed mixture of experts", rows,
-                     bench::copy_bandwidth(dev, 256ull << 20));
-  return 0;
+  return bench::run("hkb_bench_quantized_mmq", [](const hkb::Device& dev, bench::Report& report) {
+    const size_t n = 14336, k = 4096, cols = 512;
+    std::printf("\nQUANTIZED matrix-matrix (MMQ), %zux%zu weights x %zu columns\n", n, k, cols);
+    std::printf("%-44s %10s %10s\n", "kernel / case", "time us", "TOP/s");
+    for (const Format& f : kFormats) {
+      const double s = mmq_seconds(dev, f, n, k, cols);
+      std::printf("%-44s %10.1f %10.1f\n", (std::string("mul_mat_") + f.name).c_str(), s * 1e6,
+                  2.0 * n * k * cols / s / 1e12);
+    }
+    report.section("QUANTIZED indexed mixture of experts");
+    report.add(moe_row(dev, 1));
+    report.add(moe_row(dev, 16));
+  });
 }

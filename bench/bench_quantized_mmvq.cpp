@@ -106,28 +106,21 @@ bench::Row dmmv_row(const hkb::Device& dev, const Format& f, size_t nrows, size_
 }  // namespace
 
 int main() {
-  int count = 0;
-  if (hkb_device_count(&count) != HKB_SUCCESS || count == 0) {
-    std::printf("no GPU device: %s\n", hkb_last_error());
-    return 0;
-  }
-  const hkb::Device dev(0);
-  std::vector<bench::Row> rows;
-  const size_t kShapes[][2] = {{14336, 4096}, {4096, 14336}, {128256, 4096}};
-  for (const Format* f : {&kQ4_0, &kQ8_0, &kQ4_K, &kQ6_K}) {
-    for (const auto& s : kShapes) rows.push_back(mmvq_row(dev, *f, 1, s[0], s[1]));
-  }
-  for (const Format* f : {&kQ4_0, &kQ4_K}) {
-    for (int b : {2, 4, 8}) {
-      for (const auto& s : kShapes) rows.push_back(mmvq_row(dev, *f, b, s[0], s[1]));
+  return bench::run("hkb_bench_quantized_mmvq", [](const hkb::Device& dev, bench::Report& report) {
+    report.section("QUANTIZED matrix-vector (MMVQ, DMMV)");
+    const size_t kShapes[][2] = {{14336, 4096}, {4096, 14336}, {128256, 4096}};
+    for (const Format* f : {&kQ4_0, &kQ8_0, &kQ4_K, &kQ6_K}) {
+      for (const auto& s : kShapes) report.add(mmvq_row(dev, *f, 1, s[0], s[1]));
     }
-  }
-  for (const Format& f : kOthers) rows.push_back(mmvq_row(dev, f, 1, 14336, 4096));
-  for (const Format* f : {&kQ4_0, &kQ4_K, &kQ8_0, &kQ6_K}) {
-    for (const auto& s : kShapes) rows.push_back(dmmv_row(dev, *f, s[0], s[1]));
-  }
-  for (const Format& f : kOthers) rows.push_back(dmmv_row(dev, f, 14336, 4096));
-  bench::print_table("QUANTIZED matrix-vector (MMVQ, DMMV)", rows,
-                     bench::copy_bandwidth(dev, kRotateBytes));
-  return 0;
+    for (const Format* f : {&kQ4_0, &kQ4_K}) {
+      for (int b : {2, 4, 8}) {
+        for (const auto& s : kShapes) report.add(mmvq_row(dev, *f, b, s[0], s[1]));
+      }
+    }
+    for (const Format& f : kOthers) report.add(mmvq_row(dev, f, 1, 14336, 4096));
+    for (const Format* f : {&kQ4_0, &kQ4_K, &kQ8_0, &kQ6_K}) {
+      for (const auto& s : kShapes) report.add(dmmv_row(dev, *f, s[0], s[1]));
+    }
+    for (const Format& f : kOthers) report.add(dmmv_row(dev, f, 14336, 4096));
+  });
 }
