@@ -38,8 +38,8 @@ constexpr uint32_t kAmdComputeUnits = 64;  // gfx803/gfx900/gfx906 (Fury, Vega 6
 // ---------------------------------------------------------------------------------------------
 // Element-wise maps and copies (common/elementwise.h, common/binary_layout.h).
 
-// Busy blocks of the resident split, in quarters of a block per multiprocessor: half the
-// multiprocessors keep a copy at 92% of copy bandwidth while the idle blocks retire.
+// Busy blocks of the resident split, in quarters of a block per multiprocessor: half a block per
+// multiprocessor keeps a copy near the memory limit while the idle blocks retire beside it.
 #ifndef HKB_RESIDENT_QUARTERS
 #define HKB_RESIDENT_QUARTERS 2
 #endif
@@ -126,7 +126,7 @@ constexpr int kIndexSelectBlocks = 2;
 // Threads per multiprocessor that do the work under candle's grids (blocks of 32 to 256 threads,
 // one per 256 or 512 values): at 64 registers, 512 of them take half of an SM's register file and
 // leave the other half to the idle blocks of candle's grid, which then retire while the data
-// moves (with 1024 busy threads they waited for the work to end: q6_K at 41% of copy bandwidth).
+// moves instead of waiting for the work to end (docs/performance.md).
 constexpr uint32_t kQuantBusyThreadsPerMP = 512;
 // Busy blocks per multiprocessor at most: an H100 SM holds 32 blocks, and with 32-thread blocks
 // the busy ones must leave half the slots to the idle ones. AMD CUs hold 16 workgroups (gfx9) or
