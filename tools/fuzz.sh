@@ -20,7 +20,7 @@ done
 [ ${#targets[@]} -gt 0 ] || targets=(fuzz_code_object fuzz_msgpack fuzz_manifest fuzz_candle_abi)
 build=build/fuzz
 san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
-if [ ! -f "$build/CMakeCache.txt" ]; then
+if [ ! -f "$build/build.ninja" ]; then
   CC=clang-15 CXX=clang++-15 cmake -S . -B "$build" -G Ninja -DHKB_GPU_PLATFORM=amd \
     -DHKB_AMDGPU_TARGETS=gfx90a -DHKB_MODULES=affine -DHKB_BUILD_TESTS=OFF -DHKB_BUILD_FUZZERS=ON \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo \

@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=${HKB_JOBS:-$(nproc)}
-[ -f build/amd/CMakeCache.txt ] || cmake --preset amd
+[ -f build/amd/build.ninja ] || cmake --preset amd
 cmake --build build/amd -j"$jobs"
 if build/amd/tools/hkb --help 2>/dev/null | grep -q check; then
   echo "== hkb check (amd) =="
@@ -16,7 +16,7 @@ if build/amd/tools/hkb --help 2>/dev/null | grep -q check; then
 fi
 if command -v nvcc > /dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
   echo "== nvidia flavour (compile) =="
-  [ -f build/nvidia/CMakeCache.txt ] || cmake --preset nvidia
+  [ -f build/nvidia/build.ninja ] || cmake --preset nvidia
   cmake --build build/nvidia -j"$jobs"
   echo "== hkb check (nvidia: cubin parameter layouts) =="
   # The tool links the CUDA driver; on a machine without one the build's stub satisfies the loader

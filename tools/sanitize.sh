@@ -15,7 +15,7 @@ case "$kind" in
   *) echo "usage: $0 asan|tsan" >&2; exit 2 ;;
 esac
 build=build/$kind
-if [ ! -f "$build/CMakeCache.txt" ]; then
+if [ ! -f "$build/build.ninja" ]; then
   CC=clang-15 CXX=clang++-15 cmake -S . -B "$build" -G Ninja -DHKB_GPU_PLATFORM=amd \
     -DHKB_AMDGPU_TARGETS=gfx90a -DHKB_MODULES=affine -DCMAKE_BUILD_TYPE=Debug \
     -DCMAKE_C_FLAGS="$san -fno-omit-frame-pointer" -DCMAKE_CXX_FLAGS="$san -fno-omit-frame-pointer" \

@@ -26,7 +26,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 build_small() {
   echo "== package build ($build: affine, gfx90a) =="
-  [ -f "$build/CMakeCache.txt" ] || cmake -S . -B "$build" -G Ninja -DHKB_GPU_PLATFORM=amd \
+  [ -f "$build/build.ninja" ] || cmake -S . -B "$build" -G Ninja -DHKB_GPU_PLATFORM=amd \
     -DHKB_AMDGPU_TARGETS=gfx90a -DHKB_MODULES=affine -DHKB_BUILD_TESTS=OFF \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=/usr > /dev/null
   cmake --build "$build" -j"$jobs"
