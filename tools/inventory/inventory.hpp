@@ -9,11 +9,16 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace hkb_tool {
+
+// Module code objects in a bundle directory (<module>.hsaco or <module>.fatbin) by module name;
+// sets *err when the directory is missing or cannot be listed.
+std::map<std::string, std::string> module_files(const std::string& dir, std::string* err);
 
 // ---- candle's ABI (manifests/candle-abi.tsv) -------------------------------------------------
 
