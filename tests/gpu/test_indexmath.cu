@@ -1,39 +1,28 @@
-// kernels/common/indexmath.h on the device, against the hardware's and the host's division: fast
-// division by invariants for divisors sampled over [1, 2^31) (every divisor below 5000, powers of
-// two and their neighbours, the largest ones, random ones) with numerators at the edges (0, near
-// 2^31, multiples of d and their neighbours) and spread over [0, 2^31); divmod and divmod_inline
-// on 32- and 64-bit operands. Built with nvcc into hkb_gpu_tests (the nvidia flavour only).
-#include "common/indexmath.h"
+// kernels/common/indexmath.h on the device, against the hardware's and the host's division (the
+// cases are in indexmath_cases.hpp). Built with nvcc into hkb_gpu_tests in the nvidia flavour;
+// the cpu flavour runs the same cases through test_indexmath_cpu.cpp.
+#include "indexmath_cases.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <random>
 #include <vector>
 
 namespace {
 
-constexpr uint32_t kNumerators = 4096;
+using namespace indexmath_cases;
 
-// Every mismatch of fast_div(n, make_fast_div(d)) against n / d counts once in *bad; the first
-// one's divisor and numerator go to first[0..1].
+// Every mismatch counts once in *bad; the first one's divisor and numerator go to first[0..1].
 __global__ void check_fast_div(const uint32_t* divisors, uint32_t count, unsigned long long* bad,
                                uint32_t* first) {
   for (uint32_t k = blockIdx.x; k < count; k += gridDim.x) {
     const uint32_t d = divisors[k];
     const hkb::FastDiv f = hkb::make_fast_div(d);
-    const uint32_t top = 0x7FFFFFFFu / d * d;  // the largest multiple of d below 2^31
     for (uint32_t i = threadIdx.x; i < kNumerators; i += blockDim.x) {
-      const uint32_t m = d * (i % 64);
-      const uint32_t cands[8] = {i,           0x7FFFFFFFu - i, (i * 524309u) & 0x7FFFFFFFu,
-                                 m,           m - 1,           m + 1,
-                                 top - i % 3, top + i % 3};
-      for (uint32_t n : cands) {
-        if (n >= 0x80000000u) continue;
-        if (hkb::fast_div(n, f) != n / d && atomicAdd(bad, 1ull) == 0) {
-          first[0] = d;
-          first[1] = n;
-        }
+      const uint32_t n = fast_div_mismatch(d, f, i);
+      if (n != kNone && atomicAdd(bad, 1ull) == 0) {
+        first[0] = d;
+        first[1] = n;
       }
     }
   }
@@ -74,23 +63,7 @@ std::vector<T> to_host(const T* p, size_t n) {
 
 TEST(IndexMathTest, FastDivMatchesDivision) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device";
-  std::vector<uint32_t> ds;
-  for (uint32_t d = 1; d < 5000; ++d) ds.push_back(d);
-  for (int b = 12; b < 31; ++b) {  // powers of two and the 16 divisors either side
-    for (int e = -16; e <= 16; ++e) ds.push_back(static_cast<uint32_t>((1ll << b) + e));
-  }
-  for (uint32_t d : {0x7FFFFFFFu, 0x7FFFFFFEu, 0x7FFFFFF0u, 0x40000001u, 0x3FFFFFFFu,
-                     3u * 0x15555555u, 0x55555555u, 0x2AAAAAABu}) {
-    ds.push_back(d);
-  }
-  std::mt19937 rng(1);
-  std::uniform_int_distribution<uint32_t> any(1, 0x7FFFFFFFu);
-  for (int i = 0; i < 20000; ++i) ds.push_back(any(rng));
-  // Divisors spread over every magnitude: 2^b + random below 2^b.
-  for (int b = 0; b < 31; ++b) {
-    std::uniform_int_distribution<uint32_t> low(0, (1u << b) - 1);
-    for (int i = 0; i < 200; ++i) ds.push_back((1u << b) + low(rng));
-  }
+  const std::vector<uint32_t> ds = divisors();
   uint32_t* d_ds = to_device(ds);
   unsigned long long* d_bad = nullptr;
   uint32_t* d_first = nullptr;
@@ -112,35 +85,7 @@ TEST(IndexMathTest, FastDivMatchesDivision) {
 TEST(IndexMathTest, DivModMatchesHost) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device";
   std::vector<uint64_t> as, bs;
-  std::mt19937_64 rng(2);
-  const uint64_t edges[] = {0,
-                            1,
-                            2,
-                            3,
-                            0x7FFFFFFFu,
-                            0x80000000u,
-                            0xFFFFFFFEu,
-                            0xFFFFFFFFu,
-                            1ull << 32,
-                            (1ull << 32) + 1,
-                            0x123456789ull,
-                            ~0ull >> 1,
-                            ~0ull - 1,
-                            ~0ull};
-  for (uint64_t a : edges) {
-    for (uint64_t b : edges) {
-      if (b == 0) continue;
-      as.push_back(a);
-      bs.push_back(b);
-    }
-  }
-  for (int i = 0; i < 60000; ++i) {
-    const int abits = 1 + static_cast<int>(rng() % 64), bbits = 1 + static_cast<int>(rng() % 64);
-    uint64_t a = rng() >> (64 - abits), b = rng() >> (64 - bbits);
-    if (b == 0) b = 1;
-    as.push_back(a);
-    bs.push_back(b);
-  }
+  divmod_operands(&as, &bs);
   const uint32_t n = static_cast<uint32_t>(as.size());
   uint64_t* d_a = to_device(as);
   uint64_t* d_b = to_device(bs);
@@ -150,16 +95,7 @@ TEST(IndexMathTest, DivModMatchesHost) {
   run_divmod<<<(n + 255) / 256, 256>>>(d_a, d_b, n, d_out, d_out2);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   const std::vector<uint64_t> out = to_host(d_out, 2 * n), out2 = to_host(d_out2, 2 * n);
-  int shown = 0;
-  for (uint32_t k = 0; k < n && shown < 5; ++k) {
-    const uint64_t q = as[k] / bs[k], r = as[k] % bs[k];
-    if (out[2 * k] != q || out[2 * k + 1] != r || out2[2 * k] != q || out2[2 * k + 1] != r) {
-      ADD_FAILURE() << as[k] << " / " << bs[k] << ": expected " << q << " r " << r << ", divmod "
-                    << out[2 * k] << " r " << out[2 * k + 1] << ", divmod_inline " << out2[2 * k]
-                    << " r " << out2[2 * k + 1];
-      ++shown;
-    }
-  }
+  expect_divmod(as, bs, out.data(), out2.data());
   cudaFree(d_a);
   cudaFree(d_b);
   cudaFree(d_out);
