@@ -6,6 +6,7 @@
 // dot_q8_1, and against each other. Outputs sit between poisoned padding rows and before poisoned
 // guard floats, so a write out of bounds is caught.
 #include "gpu/gpu_test.hpp"
+#include "gpu/quantized_dot.hpp"
 #include "reference/ggml_ref.hpp"
 
 #include <algorithm>
@@ -20,11 +21,9 @@ using gpu_test::GpuTest;
 namespace gg = ref::ggml;
 using gg::QType;
 
-constexpr size_t kGuard = 16;
-constexpr double kEps = 1.0 / (1 << 24);  // half an ulp of 1.0f
-
-const QType kFormats[] = {QType::q4_0, QType::q4_1, QType::q5_0, QType::q5_1, QType::q8_0,
-                          QType::q2_K, QType::q3_K, QType::q4_K, QType::q5_K, QType::q6_K};
+using quantized_dot::kEps;
+using quantized_dot::kFormats;
+using quantized_dot::kGuard;
 
 // candle's MMQ tiles (mmq_x columns, mmq_y rows per GPU block) and the k of one of its k-tiles.
 struct Tile {
@@ -84,17 +83,11 @@ double tolerance(QType t, const uint8_t* w, const uint8_t* a, size_t k) {
   const std::vector<double> v = gg::dequantize(t, w, k);
   double mag = 0.0;
   for (size_t b = 0; b < k / in.block_values; ++b) {
-    double wmax = 0.0, act = 0.0;
+    double wmax = 0.0;
     for (size_t j = 0; j < in.block_values; ++j)
       wmax = std::max(wmax, std::fabs(v[b * in.block_values + j]));
-    for (size_t q = 0; q < in.block_values / 32; ++q) {
-      const uint8_t* y = a + 36 * (b * in.block_values / 32 + q);
-      double sq = 0.0;
-      for (int i = 0; i < 32; ++i) sq += std::abs(static_cast<int8_t>(y[4 + i]));
-      act += std::fabs(gg::half_to_float(static_cast<uint16_t>(y[0] | y[1] << 8))) * sq +
-             std::fabs(gg::half_to_float(static_cast<uint16_t>(y[2] | y[3] << 8)));
-    }
-    mag += 2.0 * wmax * act;
+    mag += 2.0 * wmax *
+           quantized_dot::q8_1_magnitude(a + 36 * (b * in.block_values / 32), in.block_values);
   }
   return 64 * kEps * mag + 1e-30;
 }

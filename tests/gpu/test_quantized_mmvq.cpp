@@ -6,6 +6,7 @@
 // poisoned guard floats (and, where asked, between poisoned padding rows), so a write past the
 // output, e.g. one row past an odd nrows in the two-row kernels, is caught.
 #include "gpu/gpu_test.hpp"
+#include "gpu/quantized_dot.hpp"
 #include "reference/ggml_ref.hpp"
 
 #include <algorithm>
@@ -20,11 +21,10 @@ using gpu_test::GpuTest;
 namespace gg = ref::ggml;
 using gg::QType;
 
-constexpr size_t kGuard = 16;
-constexpr double kEps = 1.0 / (1 << 24);  // half an ulp of 1.0f
-
-const QType kFormats[] = {QType::q4_0, QType::q4_1, QType::q5_0, QType::q5_1, QType::q8_0,
-                          QType::q2_K, QType::q3_K, QType::q4_K, QType::q5_K, QType::q6_K};
+using quantized_dot::half_at;
+using quantized_dot::kEps;
+using quantized_dot::kFormats;
+using quantized_dot::kGuard;
 
 // Where a block keeps its half fields: the scale d, an optional min (m or dmin), and the largest
 // |level| the min multiplies (q4_0 / q5_0: their offsets 8 and 16 multiply d instead).
@@ -53,11 +53,6 @@ Fields fields(QType t) {
     default:
       return {208, -1, 0, 0};  // q6_K
   }
-}
-double half_at(const uint8_t* p) {
-  uint16_t h;
-  std::memcpy(&h, p, 2);
-  return gg::half_to_float(h);
 }
 void set_half(uint8_t* p, double v) {
   const uint16_t h = gg::float_to_half(static_cast<float>(v));
@@ -145,14 +140,7 @@ double block_magnitude(QType t, const uint8_t* w, const uint8_t* a) {
   const Fields f = fields(t);
   wmax += f.offset * std::fabs(half_at(w + f.d)) +
           (f.min >= 0 ? f.min_levels * std::fabs(half_at(w + f.min)) : 0.0);
-  double act = 0.0;
-  for (size_t j = 0; j < in.block_values / 32; ++j) {
-    const uint8_t* q = a + 36 * j;
-    double sq = 0.0;
-    for (int i = 0; i < 32; ++i) sq += std::abs(static_cast<int8_t>(q[4 + i]));
-    act += std::fabs(half_at(q)) * sq + std::fabs(half_at(q + 2));
-  }
-  return wmax * act;
+  return wmax * quantized_dot::q8_1_magnitude(a, in.block_values);
 }
 
 std::string mmvq_name(QType t, int b) {
