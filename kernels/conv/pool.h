@@ -46,32 +46,28 @@ __device__ void pool2d(uint64_t w_k, uint64_t h_k, uint64_t w_stride, uint64_t h
     const DivMod ow = divmod(oh.q, p.w_out);
     const DivMod bc = divmod(ow.q, p.c);
     const T* s = src + bc.q * st[0] + bc.r * st[1];
+    // Visits the window's sources that lie inside the input (the window is clipped, not padded).
+    const auto for_window = [&](auto&& visit) {
+      for (uint64_t a = 0; a < w_k; ++a) {
+        const uint64_t x = w_stride * ow.r + a;
+        if (x >= p.w_in) continue;
+        for (uint64_t b = 0; b < h_k; ++b) {
+          const uint64_t y = h_stride * oh.r + b;
+          if (y < p.h_in) visit(s[x * st[2] + y * st[3]]);
+        }
+      }
+    };
     if constexpr (kMax) {
       T m = zero<T>();
       bool set = false;
-      for (uint64_t a = 0; a < w_k; ++a) {
-        const uint64_t x = w_stride * ow.r + a;
-        if (x >= p.w_in) continue;
-        for (uint64_t b = 0; b < h_k; ++b) {
-          const uint64_t y = h_stride * oh.r + b;
-          if (y >= p.h_in) continue;
-          const T v = s[x * st[2] + y * st[3]];
-          m = set ? max_of(m, v) : v;
-          set = true;
-        }
-      }
+      for_window([&](const T v) {
+        m = set ? max_of(m, v) : v;
+        set = true;
+      });
       dst[i] = m;
     } else {
       hkb::wide_acc_t<T> acc = 0;
-      for (uint64_t a = 0; a < w_k; ++a) {
-        const uint64_t x = w_stride * ow.r + a;
-        if (x >= p.w_in) continue;
-        for (uint64_t b = 0; b < h_k; ++b) {
-          const uint64_t y = h_stride * oh.r + b;
-          if (y >= p.h_in) continue;
-          acc += hkb::to_wide_acc(s[x * st[2] + y * st[3]]);
-        }
-      }
+      for_window([&](const T v) { acc += hkb::to_wide_acc(v); });
       const double inv = 1.0 / static_cast<double>(w_k * h_k);
       if constexpr (std::is_same<hkb::wide_acc_t<T>, double>::value) {
         dst[i] = static_cast<T>(acc * inv);
