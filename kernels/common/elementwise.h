@@ -145,31 +145,27 @@ struct packs_in_flight {
 template <typename TI, typename TO, typename F>
 HKB_DEVICE void map_contiguous(uint64_t n, const TI* in, TO* out, F f) {
   constexpr int V = pack_width<TI, TO>::value;
-  constexpr int K = packs_in_flight<TI, TO>::value;
+  constexpr bool kTwo = packs_in_flight<TI, TO>::value > 1;
   const UnitRange r = resident_range();
   if (r.begin == kIdle) return;
   if (V > 1 && is_aligned(in, sizeof(TI) * V) && is_aligned(out, sizeof(TO) * V)) {
     const uint64_t packs = n / V;
     const Pack<TI, V>* in_p = reinterpret_cast<const Pack<TI, V>*>(in);
     Pack<TO, V>* out_p = reinterpret_cast<Pack<TO, V>*>(out);
-    // A round of a thread: K packs `gap` apart; the rounds of all threads cover every pack once.
-    const uint64_t gap = tuning::kContiguousAdjacent ? blockDim.x : r.step;
-    const uint64_t first =
-        tuning::kContiguousAdjacent ? (r.begin - threadIdx.x) * K + threadIdx.x : r.begin;
-    for (uint64_t p = first; p < packs; p += K * r.step) {
-      Pack<TI, V> a[K];
+    for (uint64_t p = r.begin; p < packs; p += (kTwo ? 2 : 1) * r.step) {
+      const uint64_t q = p + r.step;
+      const bool two = kTwo && q < packs;
+      const Pack<TI, V> a = in_p[p];
+      Pack<TI, V> a2;
+      if (two) a2 = in_p[q];
+      Pack<TO, V> b;
 #pragma unroll
-      for (int j = 0; j < K; ++j) {
-        if (p + j * gap < packs) a[j] = load_pack(in_p + p + j * gap);
-      }
+      for (int k = 0; k < V; ++k) b.v[k] = f(a.v[k]);
+      out_p[p] = b;
+      if (two) {
 #pragma unroll
-      for (int j = 0; j < K; ++j) {
-        if (p + j * gap < packs) {
-          Pack<TO, V> b;
-#pragma unroll
-          for (int k = 0; k < V; ++k) b.v[k] = f(a[j].v[k]);
-          store_pack(out_p + p + j * gap, b);
-        }
+        for (int k = 0; k < V; ++k) b.v[k] = f(a2.v[k]);
+        out_p[q] = b;
       }
     }
     for (uint64_t i = packs * V + r.begin; i < n; i += r.step) out[i] = f(in[i]);

@@ -18,7 +18,6 @@
 // CUDA's own headers: Debian's HIP-on-NVIDIA headers do not compile with CUDA 13.
 #include <cuda_runtime.h>
 #include <cuda_fp16.h>
-#include <type_traits>
 #else
 #error \
     "kernels/common/platform.h: compile with hipcc/clang (-x hip), nvcc (-x cu) or -DHKB_PLATFORM_CPU"
@@ -190,36 +189,6 @@ HKB_DEVICE uint64_t udiv64(uint64_t a, uint64_t d) {
   }
   return q;
 #endif
-}
-
-// Loads and stores of the contiguous maps' packs (trivially copyable, 8 or 16 bytes aligned to
-// their size; others go plainly) with the cache hints tuning.h's kContiguousNcLoads and
-// kContiguousStreamStores choose. NVIDIA only: the read-only data path and the streaming policy.
-template <typename P>
-HKB_DEVICE P load_pack(const P* p) {
-#if defined(HKB_PLATFORM_NVIDIA)
-  if constexpr (tuning::kContiguousNcLoads && (sizeof(P) == 16 || sizeof(P) == 8)) {
-    using W = typename std::conditional<sizeof(P) == 16, uint4, uint2>::type;
-    const W w = __ldg(reinterpret_cast<const W*>(p));
-    P v;
-    __builtin_memcpy(&v, &w, sizeof(P));
-    return v;
-  }
-#endif
-  return *p;
-}
-template <typename P>
-HKB_DEVICE void store_pack(P* p, const P& v) {
-#if defined(HKB_PLATFORM_NVIDIA)
-  if constexpr (tuning::kContiguousStreamStores && (sizeof(P) == 16 || sizeof(P) == 8)) {
-    using W = typename std::conditional<sizeof(P) == 16, uint4, uint2>::type;
-    W w;
-    __builtin_memcpy(&w, &v, sizeof(P));
-    __stcs(reinterpret_cast<W*>(p), w);
-    return;
-  }
-#endif
-  *p = v;
 }
 
 // Block-wide barrier (same spelling on both vendors; named here so kernels never spell a vendor).

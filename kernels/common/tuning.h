@@ -52,27 +52,7 @@ constexpr uint32_t kResidentGridPerMP = 2;
 constexpr int kPackBytes = 16;
 // Packs of 2- and 4-byte values a thread loads before its first store (others: one, since a
 // second pack of 1- or 8-byte values spills under the 32-register budget).
-#ifndef HKB_CONTIGUOUS_INFLIGHT
-#define HKB_CONTIGUOUS_INFLIGHT 2
-#endif
-constexpr int kContiguousInflight = HKB_CONTIGUOUS_INFLIGHT;
-// 1: the packs a thread has in flight lie a block apart inside its block's chunk of the data;
-// 0: a whole grid's threads apart.
-#ifndef HKB_CONTIGUOUS_ADJACENT
-#define HKB_CONTIGUOUS_ADJACENT 0
-#endif
-constexpr bool kContiguousAdjacent = HKB_CONTIGUOUS_ADJACENT != 0;
-// 1: the contiguous maps load their 8- and 16-byte packs through NVIDIA's read-only data path
-// (ld.global.nc), and store them with the streaming policy (st.global.cs) when
-// HKB_CONTIGUOUS_STREAM_STORES is 1; AMD accesses them plainly either way (platform.h).
-#ifndef HKB_CONTIGUOUS_NC_LOADS
-#define HKB_CONTIGUOUS_NC_LOADS 0
-#endif
-constexpr bool kContiguousNcLoads = HKB_CONTIGUOUS_NC_LOADS != 0;
-#ifndef HKB_CONTIGUOUS_STREAM_STORES
-#define HKB_CONTIGUOUS_STREAM_STORES 0
-#endif
-constexpr bool kContiguousStreamStores = HKB_CONTIGUOUS_STREAM_STORES != 0;
+constexpr int kContiguousInflight = 2;
 
 // ---------------------------------------------------------------------------------------------
 // Convolution family (conv.hip).
