@@ -1,9 +1,9 @@
 // hkb_launch_config_tuned: per kernel (the manifest's launch rule, manifest.hpp) and device, the
 // launch of n elements with which hkb's kernel is fastest. Grid-stride kernels (LaunchRule::
 // kResident) get only the blocks the device holds at once: under candle's one-thread-per-element
-// grid the launch and retirement of the idle blocks cost 9-13% of copy bandwidth
-// (docs/performance.md), and a grid that fits the device lets every block work (the kernels'
-// resident split, kernels/common/elementwise.h).
+// grid the idle blocks' launch and retirement cost bandwidth (docs/performance.md), and a grid
+// that fits the device lets every block work (the kernels' resident split,
+// kernels/common/elementwise.h).
 #include "library.hpp"
 
 #include <limits>

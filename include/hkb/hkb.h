@@ -114,8 +114,8 @@ HKB_API hkb_launch_config hkb_launch_config_for_num_elems(uint32_t n);
  *   "resident"): block (1024,1,1) and only the blocks the device holds at once, the runtime's
  *   occupancy per multiprocessor for that block times the device's multiprocessor count, and never
  *   more than ceil(n / 1024). These kernels loop over the work (grid-stride), so the result is
- *   exact for every n; under candle's one-thread-per-element grid the retirement of the idle
- *   blocks costs up to 13% of copy bandwidth on large tensors (README: when to use it);
+ *   exact for every n, and on large tensors faster than candle's one-thread-per-element grid
+ *   (README, "The tuned launch configuration": when to use it);
  * - kernels for which hkb has no better launch (conv, indexing, rope; "for_num_elems"): candle's
  *   own configuration, hkb_launch_config_for_num_elems(n) for 64-bit n;
  * - every other kernel (reductions, softmax, norms, sort, quantized) is launched with a geometry
