@@ -2,7 +2,8 @@
 // (an 8192 x 8192 matrix), f32 and bf16: badd / bmul over contiguous inputs (null info, the dense
 // path), badd with a row vector ([8192,8192] + [1,8192]) and a column vector ([8192,8192] +
 // [8192,1]) broadcast, lt (u8 output) over contiguous inputs, and badd over a transposed lhs (the
-// general strided path). A broadcast operand counts its 8192 distinct elements.
+// general strided path). A broadcast operand counts its 8192 distinct elements. Every row runs
+// again with hkb's tuned configuration (hkb_launch_config_tuned).
 #include "bench_common.hpp"
 
 #include <cstdint>
@@ -18,7 +19,7 @@ enum class Shape { kContiguous, kRowVector, kColumnVector, kTransposedLhs };
 
 template <typename T, typename TO = T>
 bench::Row binary_row(const hkb::Device& dev, const std::string& op, const std::string& tag,
-                      Shape shape) {
+                      Shape shape, bench::Geometry g = bench::Geometry::kCandle) {
   // info = [dims, lhs strides, rhs strides]; empty: null info.
   std::vector<size_t> info;
   const char* label = "64M contiguous";
@@ -32,8 +33,10 @@ bench::Row binary_row(const hkb::Device& dev, const std::string& op, const std::
   // Small positives.
   const std::vector<bench::Operand> inputs = {{sizeof(T), kNumel, 0x3C},
                                               {sizeof(T), broadcast ? kSide : kNumel, 0x3D}};
-  return bench::elementwise_row(dev, op + "_" + tag, label, kNumel, 2, info, inputs, sizeof(TO),
-                                bench::candle_grid(kNumel));
+  const std::string kernel = op + "_" + tag;
+  return bench::elementwise_row(dev, kernel, label + std::string(bench::geometry_label(g)), kNumel,
+                                2, info, inputs, sizeof(TO),
+                                bench::geometry(dev, kernel, kNumel, g));
 }
 
 }  // namespace
@@ -41,15 +44,17 @@ bench::Row binary_row(const hkb::Device& dev, const std::string& op, const std::
 int main() {
   return bench::run("hkb_bench_binary", [](const hkb::Device& dev, bench::Report& report) {
     report.section("BINARY");
-    for (const char* op : {"badd", "bmul"}) {
-      report.add(binary_row<float>(dev, op, "f32", Shape::kContiguous));
-      report.add(binary_row<hkb::bf16>(dev, op, "bf16", Shape::kContiguous));
+    for (bench::Geometry g : {bench::Geometry::kCandle, bench::Geometry::kTuned}) {
+      for (const char* op : {"badd", "bmul"}) {
+        report.add(binary_row<float>(dev, op, "f32", Shape::kContiguous, g));
+        report.add(binary_row<hkb::bf16>(dev, op, "bf16", Shape::kContiguous, g));
+      }
+      for (Shape shape : {Shape::kRowVector, Shape::kColumnVector, Shape::kTransposedLhs}) {
+        report.add(binary_row<float>(dev, "badd", "f32", shape, g));
+        report.add(binary_row<hkb::bf16>(dev, "badd", "bf16", shape, g));
+      }
+      report.add(binary_row<float, uint8_t>(dev, "lt", "f32", Shape::kContiguous, g));
+      report.add(binary_row<hkb::bf16, uint8_t>(dev, "lt", "bf16", Shape::kContiguous, g));
     }
-    for (Shape shape : {Shape::kRowVector, Shape::kColumnVector, Shape::kTransposedLhs}) {
-      report.add(binary_row<float>(dev, "badd", "f32", shape));
-      report.add(binary_row<hkb::bf16>(dev, "badd", "bf16", shape));
-    }
-    report.add(binary_row<float, uint8_t>(dev, "lt", "f32", Shape::kContiguous));
-    report.add(binary_row<hkb::bf16, uint8_t>(dev, "lt", "bf16", Shape::kContiguous));
   });
 }

@@ -1,5 +1,6 @@
 // The one setup every benchmark shares (bench/bench_<module>.cpp). A benchmark launches kernels
-// through the public API with candle's geometry and reports GB/s (bytes read + bytes written)
+// through the public API with candle's geometry (elementwise rows also with hkb's tuned one,
+// Geometry) and reports GB/s (bytes read + bytes written)
 // against a device-to-device copy of kCopyBytes timed in the same run:
 // - timing: device events around batches of back-to-back launches on the default stream (where
 //   hkb launches), the median batch after a warm-up;
@@ -155,6 +156,18 @@ inline hkb::LaunchConfig pack_grid(size_t bytes) {
 
 inline hkb::LaunchConfig candle_grid(size_t n) {
   return hkb::LaunchConfig::for_num_elems(static_cast<uint32_t>(n));
+}
+
+// The two launches of an elementwise row: candle's geometry (one thread per element) and hkb's
+// tuned configuration (hkb_launch_config_tuned: the blocks the device holds at once).
+enum class Geometry { kCandle, kTuned };
+inline hkb::LaunchConfig geometry(const hkb::Device& dev, const std::string& kernel, size_t n,
+                                  Geometry g) {
+  return g == Geometry::kTuned ? hkb::LaunchConfig::tuned(dev.function(kernel), n) : candle_grid(n);
+}
+// What a row's name adds for its geometry.
+inline const char* geometry_label(Geometry g) {
+  return g == Geometry::kTuned ? " (tuned)" : "";
 }
 
 // Copy bandwidth (read + write bytes per second) of hkb_memcpy_dtod over `bytes`.

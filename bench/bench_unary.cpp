@@ -1,8 +1,9 @@
 // UNARY throughput under candle's launch geometry (block 1024, grid ceil(n/1024)) on 64M elements:
 // ucopy, neg, exp, gelu and silu for f32 and bf16 over a contiguous input (null info, the
 // vectorised path) and ucopy/exp over the transpose of an 8192 x 8192 matrix (the strided path).
-// Two ucopy rows also run with one thread per 16-byte pack, beside candle's grid, and one launch
-// of candle's 64M-element grid over no elements times what its idle blocks alone cost.
+// Every row but two also runs with hkb's tuned configuration (hkb_launch_config_tuned), two ucopy
+// rows with one thread per 16-byte pack, and one launch of candle's 64M-element grid over no
+// elements times what its idle blocks alone cost.
 #include "bench_common.hpp"
 
 #include <cstdint>
@@ -16,15 +17,18 @@ constexpr size_t kNumel = kSide * kSide;  // 64M
 
 template <typename T>
 bench::Row unary_row(const hkb::Device& dev, const std::string& op, const std::string& tag,
-                     bool strided, bool pack_grid = false) {
+                     bool strided, bench::Geometry g = bench::Geometry::kCandle,
+                     bool pack_grid = false) {
   // The transpose of a kSide x kSide matrix: dims [kSide, kSide], strides [1, kSide].
   const std::vector<size_t> info =
       strided ? std::vector<size_t>{kSide, kSide, 1, kSide} : std::vector<size_t>{};
-  const auto cfg = pack_grid ? bench::pack_grid(kNumel * sizeof(T)) : bench::candle_grid(kNumel);
+  const std::string kernel = "u" + op + "_" + tag;
+  const auto cfg =
+      pack_grid ? bench::pack_grid(kNumel * sizeof(T)) : bench::geometry(dev, kernel, kNumel, g);
   const std::string label = std::string(strided ? "8192x8192 transposed" : "64M contiguous") +
-                            (pack_grid ? " (thread per 16 B)" : "");
-  return bench::elementwise_row(dev, "u" + op + "_" + tag, label, kNumel, 2, info,
-                                {{sizeof(T), kNumel, 0x3C}}, sizeof(T), cfg);
+                            (pack_grid ? " (thread per 16 B)" : "") + bench::geometry_label(g);
+  return bench::elementwise_row(dev, kernel, label, kNumel, 2, info, {{sizeof(T), kNumel, 0x3C}},
+                                sizeof(T), cfg);
 }
 
 // candle's grid for 64M elements launched over none: every block idle.
@@ -47,14 +51,18 @@ int main() {
   return bench::run("hkb_bench_unary", [](const hkb::Device& dev, bench::Report& report) {
     report.section("UNARY");
     for (const char* op : {"copy", "neg", "exp", "gelu", "silu"}) {
-      report.add(unary_row<float>(dev, op, "f32", false));
-      report.add(unary_row<hkb::bf16>(dev, op, "bf16", false));
+      for (bench::Geometry g : {bench::Geometry::kCandle, bench::Geometry::kTuned}) {
+        report.add(unary_row<float>(dev, op, "f32", false, g));
+        report.add(unary_row<hkb::bf16>(dev, op, "bf16", false, g));
+      }
     }
-    report.add(unary_row<float>(dev, "copy", "f32", false, true));
-    report.add(unary_row<hkb::bf16>(dev, "copy", "bf16", false, true));
+    report.add(unary_row<float>(dev, "copy", "f32", false, bench::Geometry::kCandle, true));
+    report.add(unary_row<hkb::bf16>(dev, "copy", "bf16", false, bench::Geometry::kCandle, true));
     for (const char* op : {"copy", "exp"}) {
-      report.add(unary_row<float>(dev, op, "f32", true));
-      report.add(unary_row<hkb::bf16>(dev, op, "bf16", true));
+      for (bench::Geometry g : {bench::Geometry::kCandle, bench::Geometry::kTuned}) {
+        report.add(unary_row<float>(dev, op, "f32", true, g));
+        report.add(unary_row<hkb::bf16>(dev, op, "bf16", true, g));
+      }
     }
     report.add(idle_grid_row(dev));
   });

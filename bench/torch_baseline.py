@@ -49,6 +49,9 @@ def main():
         row(f"exp {tag}", 2 * n * size, lambda: torch.exp(x, out=out))
         row(f"gelu(tanh) {tag}", 2 * n * size, lambda: out.copy_(F.gelu(x, approximate="tanh")))
         row(f"add {tag}", 3 * n * size, lambda: torch.add(x, y, out=out))
+        # affine's traffic (one read, one write; x * mul + add is two kernels in PyTorch) and fill's.
+        row(f"mul by a scalar {tag}", 2 * n * size, lambda: torch.mul(x, 1.5, out=out))
+        row(f"fill {tag}", n * size, lambda: out.fill_(1.5))
         m = x.view(8192, 8192)
         r = torch.randn(1, 8192, device=dev).to(dt)
         c = torch.randn(8192, 1, device=dev).to(dt)
@@ -61,6 +64,8 @@ def main():
     x32 = torch.randn(n, device=dev)
     o16 = torch.empty(n, device=dev, dtype=torch.bfloat16)
     row("cast f32->bf16", n * 6, lambda: o16.copy_(x32))
+    oh = torch.empty(n, device=dev, dtype=torch.float16)
+    row("cast f32->f16", n * 6, lambda: oh.copy_(x32))
     m = torch.randn(8192, 8192, device=dev)
     sums = torch.empty(8192, device=dev)
     row("sum last dim f32 8192x8192", m.numel() * 4, lambda: torch.sum(m, dim=-1, out=sums))

@@ -252,6 +252,15 @@ hkb_launch_config hkb_launch_config_for_num_elems(uint32_t n) {
   return c;
 }
 
+hkb_status hkb_launch_config_tuned(hkb_function fn, uint64_t n, hkb_launch_config* config) {
+  return guarded([&] {
+    if (fn == nullptr) return error(HKB_ERROR_INVALID_ARGUMENT, "null function");
+    Library* lib = nullptr;
+    HKB_RETURN_IF_ERROR(hkb::detail::ctx_library(fn->ctx, &lib));
+    return lib->tuned_config(fn, n, config);
+  });
+}
+
 hkb_status hkb_launch(hkb_function fn, const hkb_launch_config* config, hkb_stream stream,
                       void* const* args, const size_t* arg_sizes, size_t num_args) {
   return guarded([&] {

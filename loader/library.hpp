@@ -49,6 +49,9 @@ struct hkb_function_s {
   std::atomic<void*> handle{nullptr};
   const hkb::detail::KernelInfo* info = nullptr;
   hkb_context_s* ctx = nullptr;
+  // Blocks of the tuned block size the device holds at once (occupancy x multiprocessors); 0
+  // until the first hkb_launch_config_tuned of a LaunchRule::kResident kernel (tuned_config.cpp).
+  std::atomic<uint32_t> resident_blocks{0};
 };
 
 struct hkb_stream_s {
@@ -89,6 +92,9 @@ class Library {
   Status function(hkb_context_s* ctx, const char* name, hkb_function_s** out);
   Status launch(hkb_function_s* fn, const hkb_launch_config& config, hkb_stream_s* stream,
                 void* const* args, const size_t* arg_sizes, size_t num_args);
+  // hkb_launch_config_tuned: the launch of `n` elements the kernel's manifest rule gives
+  // (tuned_config.cpp).
+  Status tuned_config(hkb_function_s* fn, uint64_t n, hkb_launch_config* out);
 
   Status stream_create(hkb_context_s* ctx, hkb_stream_s** out);
   Status stream_destroy(hkb_stream_s* stream);

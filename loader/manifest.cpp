@@ -36,6 +36,20 @@ size_t edit_distance(std::string_view a, std::string_view b) {
   return prev[b.size()];
 }
 
+// The optional "launch" field of a module or kernel entry; *rule keeps its value when absent.
+Status read_launch_rule(const nlohmann::json& entry, const std::string& where,
+                        const std::string& what, LaunchRule* rule) {
+  if (!entry.contains("launch")) return Status::ok();
+  const nlohmann::json& v = entry["launch"];
+  if (!v.is_string() || !parse_launch_rule(v.get<std::string>(), rule)) {
+    return error(HKB_ERROR_CORRUPT_MANIFEST, "manifest " + where + ": " + what +
+                                                 ": \"launch\" must be \"resident\" or "
+                                                 "\"for_num_elems\", not " +
+                                                 v.dump());
+  }
+  return Status::ok();
+}
+
 }  // namespace
 
 bool parse_param_type(std::string_view type, ParamKind* kind, uint32_t* size, uint32_t* align) {
@@ -59,6 +73,17 @@ bool parse_param_type(std::string_view type, ParamKind* kind, uint32_t* size, ui
     }
   }
   return false;
+}
+
+bool parse_launch_rule(std::string_view value, LaunchRule* rule) {
+  if (value == "resident") {
+    *rule = LaunchRule::kResident;
+  } else if (value == "for_num_elems") {
+    *rule = LaunchRule::kForNumElems;
+  } else {
+    return false;
+  }
+  return true;
 }
 
 int64_t Manifest::find(std::string_view name) const noexcept {
@@ -117,6 +142,8 @@ Status parse_manifest(std::string_view json, std::string_view origin, Manifest* 
                    "manifest " + where + ": module '" + module + "' listed twice");
     }
     m.modules.push_back(module);
+    LaunchRule module_rule = LaunchRule::kNone;
+    HKB_RETURN_IF_ERROR(read_launch_rule(*md, where, "module '" + module + "'", &module_rule));
     for (const auto& k : (*md)["kernels"]) {
       if (!k.is_object() || !k.contains("name") || !k["name"].is_string() ||
           !k.contains("params") || !k["params"].is_array()) {
@@ -129,6 +156,8 @@ Status parse_manifest(std::string_view json, std::string_view origin, Manifest* 
         return error(HKB_ERROR_CORRUPT_MANIFEST,
                      "manifest " + where + ": empty kernel name in module '" + module + "'");
       }
+      info.launch = module_rule;
+      HKB_RETURN_IF_ERROR(read_launch_rule(k, where, "kernel '" + info.name + "'", &info.launch));
       auto [it, fresh] = seen.emplace(info.name, module);
       if (!fresh) {
         return error(HKB_ERROR_CORRUPT_MANIFEST, "manifest " + where + ": kernel '" + info.name +

@@ -38,11 +38,23 @@ struct Param {
   uint32_t align;  // alignment of the argument in the kernarg segment
 };
 
+// How hkb_launch_config_tuned sizes a launch of n elements (the manifest's "launch" field, per
+// module with per-kernel overrides; manifests/README.md).
+enum class LaunchRule : uint8_t {
+  kNone,         // no element-count launch: the caller computes the geometry as candle does
+  kForNumElems,  // candle's for_num_elems(n): hkb has no better launch for this kernel
+  kResident,     // grid-stride kernel: the blocks the device holds at once, never more than n needs
+};
+
 struct KernelInfo {
   std::string name;
   uint32_t module = 0;  // index into Manifest::modules
   std::vector<Param> params;
+  LaunchRule launch = LaunchRule::kNone;
 };
+
+// The rule a manifest's "launch" value names; false for an unknown value.
+bool parse_launch_rule(std::string_view value, LaunchRule* rule);
 
 struct Manifest {
   std::vector<std::string> modules;  // sorted

@@ -108,6 +108,22 @@ HKB_API size_t hkb_function_param_size(hkb_function fn, size_t index);
  * memory. n == 0 gives grid 0, which hkb_launch accepts as an empty launch. */
 HKB_API hkb_launch_config hkb_launch_config_for_num_elems(uint32_t n);
 
+/* The launch of `n` elements with which hkb's kernel `fn` is fastest on its device; in *config.
+ * The rule comes from the kernel's manifest entry ("launch", manifests/README.md):
+ * - elementwise kernels (affine, binary, cast, fill, const_set, copy2d, ternary where, unary;
+ *   "resident"): block (1024,1,1) and only the blocks the device holds at once, the runtime's
+ *   occupancy per multiprocessor for that block times the device's multiprocessor count, and never
+ *   more than ceil(n / 1024). These kernels loop over the work (grid-stride), so the result is
+ *   exact for every n, and on large tensors faster than candle's one-thread-per-element grid
+ *   (README, "The tuned launch configuration": when to use it);
+ * - kernels for which hkb has no better launch (conv, indexing, rope; "for_num_elems"): candle's
+ *   own configuration, hkb_launch_config_for_num_elems(n) for 64-bit n;
+ * - every other kernel (reductions, softmax, norms, sort, quantized) is launched with a geometry
+ *   candle derives from the op's shape, not from an element count: HKB_ERROR_INVALID_ARGUMENT.
+ * n == 0 gives grid 0 (an empty launch). The first call for a kernel asks the runtime (a few
+ * microseconds); later calls compute the result from a cached value, with no lock. */
+HKB_API hkb_status hkb_launch_config_tuned(hkb_function fn, uint64_t n, hkb_launch_config* config);
+
 /* Launch `fn` with `num_args` arguments: args[i] points to a host copy of argument i, of
  * arg_sizes[i] bytes. Count and sizes are checked against the signature before anything runs.
  * A grid with a zero dimension launches nothing and succeeds. */

@@ -54,6 +54,8 @@ struct f8e4m3 {
   uint8_t bits;  // sign, 4 exponent, 3 mantissa bits
 };
 
+class Function;
+
 // Launch geometry. for_num_elems matches cudarc's LaunchConfig::for_num_elems exactly.
 struct LaunchConfig {
   uint32_t grid[3] = {1, 1, 1};   // blocks in x, y, z
@@ -62,7 +64,14 @@ struct LaunchConfig {
 
   // Block (1024,1,1), grid (ceil(n/1024),1,1), as cudarc.
   static LaunchConfig for_num_elems(uint32_t n) {
-    const hkb_launch_config c = hkb_launch_config_for_num_elems(n);
+    return from_raw(hkb_launch_config_for_num_elems(n));
+  }
+  // hkb's fastest launch of `n` elements of `fn` on its device (hkb_launch_config_tuned: resident
+  // blocks for the elementwise kernels, candle's for_num_elems where hkb has no better one).
+  // Throws Error (HKB_ERROR_INVALID_ARGUMENT) for kernels candle does not size by an element count.
+  static LaunchConfig tuned(const Function& fn, uint64_t n);
+  // The C ABI's struct as a LaunchConfig.
+  static LaunchConfig from_raw(const hkb_launch_config& c) {
     LaunchConfig cfg;
     std::memcpy(cfg.grid, c.grid, sizeof(cfg.grid));
     std::memcpy(cfg.block, c.block, sizeof(cfg.block));
@@ -175,6 +184,12 @@ class Function {
  private:
   hkb_function fn_ = nullptr;
 };
+
+inline LaunchConfig LaunchConfig::tuned(const Function& fn, uint64_t n) {
+  hkb_launch_config c;
+  check(hkb_launch_config_tuned(fn.get(), n, &c));
+  return from_raw(c);
+}
 
 // Owning device allocation of `n` elements of T.
 template <typename T>

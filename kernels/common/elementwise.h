@@ -3,7 +3,8 @@
 // packs: one element per thread cannot keep enough bytes in flight to reach copy bandwidth.
 //
 // Work split under candle's geometry (block 1024, grid ceil(n / 1024): one thread per element, so
-// with 16-byte packs most threads and blocks have nothing to do): the resident split
+// with 16-byte packs most threads and blocks have nothing to do; a grid the device holds at once,
+// such as hkb_launch_config_tuned's, has every block work instead): the resident split
 // (resident_range, below) lets only the first blocks work, looping over all units with all their
 // threads, while the idle blocks stream through the other block slots and leave after a handful of
 // instructions. The grid drains no faster than the idle blocks retire, so callers test
@@ -98,11 +99,15 @@ HKB_DEVICE uint32_t active_blocks(uint64_t units, uint32_t busy) {
 // do, and launching and retiring them takes the same time whatever they do. So only the first
 // blocks work, all their threads looping over the units, while the rest of the grid streams
 // through the other block slots and leaves at once: the data moves while the idle blocks retire.
-// The most blocks the resident split makes busy (tuning::kResidentQuarters quarters of a block per
-// multiprocessor, at least one). No division, so idle blocks can test it first: they outnumber the
-// busy ones a thousand to one, and every instruction they run before leaving lengthens the launch.
+// The most blocks the resident split makes busy: the whole grid when the device holds it at once
+// (tuning::kResidentGridPerMP blocks per multiprocessor: hkb_launch_config_tuned's grids), else
+// tuning::kResidentQuarters quarters of a block per multiprocessor, at least one. No division, so
+// idle blocks can test it first: they outnumber the busy ones a thousand to one, and every
+// instruction they run before leaving lengthens the launch.
 HKB_DEVICE uint32_t resident_cap() {
-  const uint32_t cap = multiprocessors() * tuning::kResidentQuarters / 4;
+  const uint32_t mps = multiprocessors();
+  if (gridDim.x <= mps * tuning::kResidentGridPerMP) return gridDim.x;
+  const uint32_t cap = mps * tuning::kResidentQuarters / 4;
   return cap == 0 ? 1 : cap;
 }
 // Busy blocks of the resident split over `units` when a block takes per_block (<= 4096) of them a

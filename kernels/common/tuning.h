@@ -44,6 +44,10 @@ constexpr uint32_t kAmdComputeUnits = 64;  // gfx803/gfx900/gfx906 (Fury, Vega 6
 #define HKB_RESIDENT_QUARTERS 2
 #endif
 constexpr uint32_t kResidentQuarters = HKB_RESIDENT_QUARTERS;
+// 1024-thread blocks a multiprocessor holds at once at most (2048 threads on sm_90 and gfx90a,
+// 2560 on gfx906/gfx908): a grid of no more per multiprocessor has no idle blocks waiting to
+// retire, so all its blocks work (hkb_launch_config_tuned's grids are such).
+constexpr uint32_t kResidentGridPerMP = 2;
 // Bytes of the wider operand a busy thread moves per unit: one 16-byte vector access per operand.
 constexpr int kPackBytes = 16;
 // Packs of 2- and 4-byte values a thread loads before its first store (others: one, since a

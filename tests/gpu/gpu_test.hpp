@@ -1,5 +1,6 @@
 // Shared fixture and helpers of the GPU tests (ctest label `gpu`). Tests launch through the C++ API
-// (hkb.hpp) and, where a test says so, through the C ABI, with candle's launch geometry.
+// (hkb.hpp) and, where a test says so, through the C ABI, with candle's launch geometry; the
+// elementwise families also with the tuned one (GpuTest::launch_both).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -24,6 +25,9 @@ inline uint64_t test_seed() {
   if (const char* s = std::getenv("HKB_TEST_SEED")) return std::strtoull(s, nullptr, 0);
   return std::random_device{}() * 0x9E3779B97F4A7C15ull + std::random_device{}();
 }
+
+template <typename T>
+::testing::AssertionResult same_bits(const std::vector<T>& got, const std::vector<T>& want);
 
 class GpuTest : public ::testing::Test {
  protected:
@@ -50,6 +54,45 @@ class GpuTest : public ::testing::Test {
   void launch(const std::string& name, const hkb::LaunchConfig& cfg, const hkb::LaunchArgs& args) {
     device_->function(name).launch(cfg, args);
     device_->synchronize();
+  }
+
+  // An element count for which `name`'s tuned configuration is the device's resident blocks and
+  // candle's geometry a quarter more (odd, so packs have a tail): where two blocks fit a
+  // multiprocessor, the kernels' resident split then has every block of the tuned grid work, and
+  // only the first blocks of candle's (kernels/common/elementwise.h).
+  size_t tuned_split_size(const std::string& name) const {
+    const hkb::LaunchConfig all =
+        hkb::LaunchConfig::tuned(device_->function(name), uint64_t{1} << 40);
+    return size_t{all.grid[0]} * 1280 + 7;
+  }
+
+  // The elementwise families' launch of `name` over n elements: `out` set to `initial` (its poison,
+  // or the input of an in-place launch), then launched with `cfg` when given, else with candle's
+  // geometry (for_num_elems(n); one block for n = 0, which must write nothing) and again, `out`
+  // reset, with hkb's tuned configuration (LaunchConfig::tuned). Expects the two outputs equal bit
+  // for bit and returns candle's: the family's check against its CPU reference covers both.
+  template <typename T>
+  std::vector<T> launch_elementwise(const std::string& name, uint64_t n,
+                                    const hkb::LaunchArgs& args, hkb::DeviceBuffer<T>& out,
+                                    const std::vector<T>& initial,
+                                    const hkb::LaunchConfig* cfg = nullptr) {
+    const hkb::Function fn = device_->function(name);
+    const hkb::LaunchConfig candle =
+        n == 0 ? hkb::LaunchConfig::make(1, 1, 1, 1024, 1, 1)
+               : hkb::LaunchConfig::for_num_elems(static_cast<uint32_t>(n));
+    out.upload(initial);
+    fn.launch(cfg != nullptr ? *cfg : candle, args);
+    device_->synchronize();
+    std::vector<T> got = out.download();
+    if (cfg != nullptr) return got;
+    const hkb::LaunchConfig tuned = hkb::LaunchConfig::tuned(fn, n);
+    out.upload(initial);
+    fn.launch(tuned, args);
+    device_->synchronize();
+    EXPECT_TRUE(same_bits(out.download(), got))
+        << name << ": the tuned launch (grid " << tuned.grid[0] << ", block " << tuned.block[0]
+        << ") differs from candle's (grid " << candle.grid[0] << ")";
+    return got;
   }
 
  private:

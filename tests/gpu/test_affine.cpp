@@ -71,17 +71,16 @@ void check_affine(GpuTest& t, const Layout& layout, const std::vector<T>& base,
   T mul, add;
   mul_add(&mul, &add);
   auto in = t.device().upload(base);
-  auto out = t.device().upload(std::vector<T>(std::max<size_t>(n, 1), gpu_test::poison<T>()));
+  const std::vector<T> poisoned(std::max<size_t>(n, 1), gpu_test::poison<T>());
+  auto out = t.device().upload(poisoned);
   const bool contiguous_null = layout.is_contiguous() && layout.dims.size() == 1;
   auto info = t.device().upload(layout.info());
   hkb::LaunchArgs args;
   args.arg(n).arg(layout.dims.size()).arg(contiguous_null ? hkb_devptr{0} : info.ptr());
   args.arg(in.ptr(layout.offset)).arg(out.ptr()).arg(mul).arg(add);
   const std::string name = std::string("affine_") + ref::tag<T>();
-  const auto cfg =
-      cfg_override ? *cfg_override : hkb::LaunchConfig::for_num_elems(static_cast<uint32_t>(n));
-  t.launch(name, cfg, args);
-  std::vector<T> got = out.download(), want(got.size(), gpu_test::poison<T>()), xs(got.size());
+  const std::vector<T> got = t.launch_elementwise(name, n, args, out, poisoned, cfg_override);
+  std::vector<T> want(got.size(), gpu_test::poison<T>()), xs(got.size());
   for (size_t i = 0; i < n; ++i) {
     xs[i] = base[layout.index(i)];
     want[i] = affine_ref(xs[i], mul, add);
@@ -135,6 +134,16 @@ TYPED_TEST(AffineTest, LargeTransposedView) {
   Layout tr = Layout::contiguous({1025, 1024});
   tr.strides = {1, 1025};
   check_affine<T>(*this, tr, gpu_test::random_vector<T>(this->rng(), tr.storage_size()));
+}
+
+// The size at which the tuned grid has every block work and candle's only its first blocks
+// (GpuTest::tuned_split_size), through every view of gpu_test::standard_layouts.
+TYPED_TEST(AffineTest, TunedAndCandleSplits) {
+  using T = TypeParam;
+  const size_t n = this->tuned_split_size(std::string("affine_") + ref::tag<T>());
+  for (const Layout& l : gpu_test::standard_layouts(n)) {
+    check_affine<T>(*this, l, gpu_test::random_vector<T>(this->rng(), l.storage_size()));
+  }
 }
 
 TYPED_TEST(AffineTest, GridSmallerThanWork) {

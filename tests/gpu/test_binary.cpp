@@ -96,7 +96,8 @@ void run_binary(GpuTest& t, BinaryOp op, const Layout& lhs, const Layout& rhs,
   auto dl = t.device().upload(lhs_base);
   auto dr = t.device().upload(rhs_base);
   const size_t out_len = how.out_offset + n + kGuard;
-  auto out = t.device().upload(std::vector<TO>(out_len, gpu_test::poison<TO>()));
+  const std::vector<TO> poisoned(out_len, gpu_test::poison<TO>());
+  auto out = t.device().upload(poisoned);
   std::vector<size_t> info = lhs.dims;
   info.insert(info.end(), lhs.strides.begin(), lhs.strides.end());
   info.insert(info.end(), rhs.strides.begin(), rhs.strides.end());
@@ -105,14 +106,7 @@ void run_binary(GpuTest& t, BinaryOp op, const Layout& lhs, const Layout& rhs,
   hkb::LaunchArgs args;
   args.arg(n).arg(lhs.dims.size()).arg(how.null_info ? hkb_devptr{0} : dinfo.ptr());
   args.arg(dl.ptr(lhs.offset)).arg(dr.ptr(rhs.offset)).arg(out.ptr(how.out_offset));
-  hkb::LaunchConfig cfg = hkb::LaunchConfig::for_num_elems(static_cast<uint32_t>(n));
-  if (how.cfg != nullptr) {
-    cfg = *how.cfg;
-  } else if (n == 0) {
-    cfg = hkb::LaunchConfig::make(1, 1, 1, 1024, 1, 1);  // for_num_elems(0) launches nothing
-  }
-  t.launch(name, cfg, args);
-  const std::vector<TO> got = out.download();
+  const std::vector<TO> got = t.launch_elementwise(name, n, args, out, poisoned, how.cfg);
   size_t bad = 0;
   std::ostringstream os;
   for (size_t i = 0; i < out_len; ++i) {
@@ -251,6 +245,21 @@ TYPED_TEST(BinaryTest, LargeBroadcasts) {
     check_random<T>(*this, BinaryOp::kAdd, c.lhs, c.rhs);
     check_random<T>(*this, BinaryOp::kGt, c.lhs, c.rhs);
   }
+}
+
+// The size at which the tuned grid has every block work and candle's only its first blocks
+// (GpuTest::tuned_split_size): contiguous, a row vector broadcast and a transposed lhs.
+TYPED_TEST(BinaryTest, TunedAndCandleSplits) {
+  using T = TypeParam;
+  const size_t n = this->tuned_split_size(symbol<T>(BinaryOp::kAdd));
+  LaunchHow how;
+  how.null_info = true;
+  check_random<T>(*this, BinaryOp::kAdd, Layout::contiguous({n}), Layout::contiguous({n}), how);
+  const size_t rows = n / 1027 + 1;
+  check_random<T>(*this, BinaryOp::kMul, Layout::contiguous({rows, 1027}),
+                  strided({rows, 1027}, {0, 1}));
+  check_random<T>(*this, BinaryOp::kLt, strided({n / 3, 3}, {1, n / 3}),
+                  Layout::contiguous({n / 3, 3}));
 }
 
 TYPED_TEST(BinaryTest, GridSmallerThanWork) {

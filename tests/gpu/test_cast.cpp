@@ -182,16 +182,14 @@ void check_cast(GpuTest& t, const Layout& layout, const std::vector<S>& base,
   SCOPED_TRACE(name + " " + layout.str() + ", " + t.seed_note());
   const size_t n = layout.numel();
   auto in = t.device().upload(base.empty() ? std::vector<S>(1) : base);
-  auto out = t.device().upload(std::vector<D>(std::max<size_t>(n, 1), gpu_test::poison<D>()));
+  const std::vector<D> poisoned(std::max<size_t>(n, 1), gpu_test::poison<D>());
+  auto out = t.device().upload(poisoned);
   auto info = t.device().upload(layout.info());
   const bool null_info = layout.is_contiguous() && layout.dims.size() == 1;
   hkb::LaunchArgs args;
   args.arg(n).arg(layout.dims.size()).arg(null_info ? hkb_devptr{0} : info.ptr());
   args.arg(in.ptr(layout.offset)).arg(out.ptr());
-  const auto cfg =
-      cfg_override ? *cfg_override : hkb::LaunchConfig::for_num_elems(static_cast<uint32_t>(n));
-  t.launch(name, cfg, args);
-  const std::vector<D> got = out.download();
+  const std::vector<D> got = t.launch_elementwise(name, n, args, out, poisoned, cfg_override);
   if (n == 0) {
     EXPECT_TRUE(ref::same_bits(got[0], gpu_test::poison<D>())) << "an empty launch wrote memory";
     return;
@@ -244,6 +242,20 @@ TYPED_TEST(CastTest, StridedBroadcastAndOffsetViews) {
   for_each_dtype([&](auto tag) {
     using D = typename decltype(tag)::type;
     for (const Layout& l : strided_layouts()) {
+      check_cast<S, D>(*this, l, cast_inputs<S>(*this, l.storage_size()));
+    }
+  });
+}
+
+// The size at which the tuned grid has every block work and candle's only its first blocks
+// (GpuTest::tuned_split_size): to f32 and bf16, through every view of standard_layouts.
+TYPED_TEST(CastTest, TunedAndCandleSplits) {
+  using S = TypeParam;
+  for_each_dtype([&](auto tag) {
+    using D = typename decltype(tag)::type;
+    if (!std::is_same_v<D, float> && !std::is_same_v<D, hkb::bf16>) return;
+    const size_t n = this->tuned_split_size(cast_symbol<S, D>());
+    for (const Layout& l : gpu_test::standard_layouts(n)) {
       check_cast<S, D>(*this, l, cast_inputs<S>(*this, l.storage_size()));
     }
   });

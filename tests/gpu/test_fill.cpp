@@ -39,16 +39,59 @@ TYPED_TEST(FillTest, FillWholeBuffer) {
     for (T value : fill_values<T>(this->rng())) {
       // One element past the end stays poisoned; a misaligned start exercises the scalar path.
       for (size_t start : {size_t{0}, size_t{1}}) {
-        auto buf = this->device().upload(std::vector<T>(n + start + 1, gpu_test::poison<T>()));
+        const std::vector<T> poisoned(n + start + 1, gpu_test::poison<T>());
+        auto buf = this->device().upload(poisoned);
         hkb::LaunchArgs args;
         args.arg(buf.ptr(start)).arg(value).arg(n);
-        this->launch(name<T>("fill"), hkb::LaunchConfig::for_num_elems(static_cast<uint32_t>(n)),
-                     args);
-        std::vector<T> want(n + start + 1, gpu_test::poison<T>());
+        const auto got = this->launch_elementwise(name<T>("fill"), n, args, buf, poisoned);
+        std::vector<T> want = poisoned;
         for (size_t i = 0; i < n; ++i) want[start + i] = value;
-        ASSERT_TRUE(gpu_test::same_bits(buf.download(), want)) << "n " << n << " start " << start;
+        ASSERT_TRUE(gpu_test::same_bits(got, want)) << "n " << n << " start " << start;
       }
     }
+  }
+}
+
+// The size at which the tuned grid has every block work and candle's only its first blocks
+// (GpuTest::tuned_split_size): fill, const_set over a strided view, copy2d.
+TYPED_TEST(FillTest, TunedAndCandleSplits) {
+  using T = TypeParam;
+  const T value = gpu_test::random_value<T>(this->rng());
+  const size_t n = this->tuned_split_size(name<T>("fill"));
+  const std::vector<T> poisoned(n + 1, gpu_test::poison<T>());
+  auto buf = this->device().upload(poisoned);
+  {
+    hkb::LaunchArgs args;
+    args.arg(buf.ptr()).arg(value).arg(n);
+    std::vector<T> want(n + 1, value);
+    want[n] = poisoned[n];
+    EXPECT_TRUE(gpu_test::same_bits(
+        this->launch_elementwise(name<T>("fill"), n, args, buf, poisoned), want));
+  }
+  {
+    Layout l;  // every other element, from element 3
+    l.dims = {n / 2 - 1};
+    l.strides = {2};
+    l.offset = 3;
+    auto info = this->device().upload(l.info());
+    hkb::LaunchArgs args;
+    args.arg(l.numel()).arg(l.dims.size()).arg(info.ptr()).arg(value).arg(buf.ptr(l.offset));
+    std::vector<T> want = poisoned;
+    for (size_t i = 0; i < l.numel(); ++i) want[l.index(i)] = value;
+    EXPECT_TRUE(gpu_test::same_bits(
+        this->launch_elementwise(name<T>("const_set"), l.numel(), args, buf, poisoned), want));
+  }
+  {
+    const uint32_t d2 = 1027, d1 = static_cast<uint32_t>(n / 1030);  // rows of 1030 hold 1027
+    const auto host_src = gpu_test::random_vector<T>(this->rng(), n);
+    auto src = this->device().upload(host_src);
+    hkb::LaunchArgs args;
+    args.arg(src.ptr()).arg(buf.ptr()).arg(d1).arg(d2).arg(uint32_t{1030}).arg(uint32_t{1029});
+    std::vector<T> want = poisoned;
+    for (size_t r = 0; r < d1; ++r)
+      for (size_t k = 0; k < d2; ++k) want[r * 1029 + k] = host_src[r * 1030 + k];
+    EXPECT_TRUE(gpu_test::same_bits(
+        this->launch_elementwise(name<T>("copy2d"), uint64_t{d1} * d2, args, buf, poisoned), want));
   }
 }
 
@@ -76,17 +119,19 @@ TYPED_TEST(FillTest, Copy2d) {
     const size_t dst_n = size_t{c.dst_o} + (c.d1 ? (c.d1 - 1) * size_t{c.dst_s} : 0) + c.d2 + 1;
     auto host_src = gpu_test::random_vector<T>(this->rng(), src_n);
     auto src = this->device().upload(host_src);
-    auto dst = this->device().upload(std::vector<T>(dst_n, gpu_test::poison<T>()));
+    const std::vector<T> poisoned(dst_n, gpu_test::poison<T>());
+    auto dst = this->device().upload(poisoned);
     hkb::LaunchArgs args;
     args.arg(src.ptr(c.src_o)).arg(dst.ptr(c.dst_o)).arg(c.d1).arg(c.d2).arg(c.src_s).arg(c.dst_s);
-    this->launch(name<T>("copy2d"), hkb::LaunchConfig::for_num_elems(c.d1 * c.d2), args);
-    std::vector<T> want(dst_n, gpu_test::poison<T>());
+    const auto got =
+        this->launch_elementwise(name<T>("copy2d"), uint64_t{c.d1} * c.d2, args, dst, poisoned);
+    std::vector<T> want = poisoned;
     for (size_t r = 0; r < c.d1; ++r) {
       for (size_t k = 0; k < c.d2; ++k) {
         want[c.dst_o + r * c.dst_s + k] = host_src[c.src_o + r * c.src_s + k];
       }
     }
-    ASSERT_TRUE(gpu_test::same_bits(dst.download(), want))
+    ASSERT_TRUE(gpu_test::same_bits(got, want))
         << "d1 " << c.d1 << " d2 " << c.d2 << " src_s " << c.src_s << " dst_s " << c.dst_s;
   }
 }
@@ -133,20 +178,20 @@ TYPED_TEST(FillTest, ConstSet) {
     SCOPED_TRACE(l.str());
     const T value = fill_values<T>(this->rng())[1 % fill_values<T>(this->rng()).size()];
     const size_t storage = std::max<size_t>(l.storage_size(), 1) + 1;
-    auto out = this->device().upload(std::vector<T>(storage, gpu_test::poison<T>()));
+    const std::vector<T> poisoned(storage, gpu_test::poison<T>());
+    auto out = this->device().upload(poisoned);
     auto info = this->device().upload(l.info());
     const bool null_info = l.dims.size() == 1 && l.is_contiguous();
     hkb::LaunchArgs args;
     args.arg(l.numel()).arg(l.dims.size()).arg(null_info ? hkb_devptr{0} : info.ptr());
     args.arg(value).arg(out.ptr(l.offset));
     // The last layout runs on a deliberately small grid.
-    const auto cfg = &l == &layouts.back()
-                         ? hkb::LaunchConfig::make(3, 1, 1, 128, 1, 1)
-                         : hkb::LaunchConfig::for_num_elems(static_cast<uint32_t>(l.numel()));
-    this->launch(name<T>("const_set"), cfg, args);
-    std::vector<T> want(storage, gpu_test::poison<T>());
+    const auto small = hkb::LaunchConfig::make(3, 1, 1, 128, 1, 1);
+    const auto got = this->launch_elementwise(name<T>("const_set"), l.numel(), args, out, poisoned,
+                                              &l == &layouts.back() ? &small : nullptr);
+    std::vector<T> want = poisoned;
     for (size_t i = 0; i < l.numel(); ++i) want[l.index(i)] = value;
-    ASSERT_TRUE(gpu_test::same_bits(out.download(), want));
+    ASSERT_TRUE(gpu_test::same_bits(got, want));
   }
 }
 

@@ -81,7 +81,8 @@ void run_where(GpuTest& t, const Layout& cl, const Layout& tl, const Layout& fl,
   auto dt = t.device().upload(tb);
   auto df = t.device().upload(fb);
   const size_t out_len = how.out_offset + n + kGuard;
-  auto out = t.device().upload(std::vector<T>(out_len, gpu_test::poison<T>()));
+  const std::vector<T> poisoned(out_len, gpu_test::poison<T>());
+  auto out = t.device().upload(poisoned);
   std::vector<size_t> info = cl.dims;
   for (const Layout* l : {&cl, &tl, &fl})
     info.insert(info.end(), l->strides.begin(), l->strides.end());
@@ -91,14 +92,7 @@ void run_where(GpuTest& t, const Layout& cl, const Layout& tl, const Layout& fl,
   args.arg(n).arg(cl.dims.size()).arg(how.null_info ? hkb_devptr{0} : dinfo.ptr());
   args.arg(dc.ptr(cl.offset)).arg(dt.ptr(tl.offset)).arg(df.ptr(fl.offset));
   args.arg(out.ptr(how.out_offset));
-  hkb::LaunchConfig cfg = hkb::LaunchConfig::for_num_elems(static_cast<uint32_t>(n));
-  if (how.cfg != nullptr) {
-    cfg = *how.cfg;
-  } else if (n == 0) {
-    cfg = hkb::LaunchConfig::make(1, 1, 1, 1024, 1, 1);  // for_num_elems(0) launches nothing
-  }
-  t.launch(name, cfg, args);
-  const std::vector<T> got = out.download();
+  const std::vector<T> got = t.launch_elementwise(name, n, args, out, poisoned, how.cfg);
   size_t bad = 0;
   std::ostringstream os;
   for (size_t i = 0; i < out_len; ++i) {
@@ -205,6 +199,20 @@ TYPED_TEST(WhereTest, LargeBroadcasts) {
   // A column mask.
   check_random<uint32_t, T>(*this, strided({1027, 1024}, {1, 0}), Layout::contiguous({1027, 1024}),
                             Layout::contiguous({1027, 1024}));
+}
+
+// The size at which the tuned grid has every block work and candle's only its first blocks
+// (GpuTest::tuned_split_size): contiguous, a broadcast mask and a transposed operand.
+TYPED_TEST(WhereTest, TunedAndCandleSplits) {
+  using T = TypeParam;
+  const size_t n = this->tuned_split_size(ref::where_symbol<uint8_t, T>());
+  const Layout l = Layout::contiguous({n});
+  check_random<uint8_t, T>(*this, l, l, l);
+  const size_t rows = n / 1027 + 1;
+  check_random<uint8_t, T>(*this, strided({rows, 1027}, {0, 1}), Layout::contiguous({rows, 1027}),
+                           strided({rows, 1027}, {0, 0}));
+  check_random<int64_t, T>(*this, Layout::contiguous({n / 3, 3}), strided({n / 3, 3}, {1, n / 3}),
+                           Layout::contiguous({n / 3, 3}));
 }
 
 TYPED_TEST(WhereTest, GridSmallerThanWork) {

@@ -60,17 +60,15 @@ std::vector<T> launch_unary(GpuTest& t, const std::string& name, const Layout& l
                             const hkb::LaunchConfig* cfg_override) {
   const size_t n = layout.numel();
   auto in = t.device().upload(base.empty() ? std::vector<T>(1) : base);
-  auto out = t.device().upload(std::vector<T>(std::max<size_t>(n, 1), gpu_test::poison<T>()));
+  const std::vector<T> poisoned(std::max<size_t>(n, 1), gpu_test::poison<T>());
+  auto out = t.device().upload(poisoned);
   auto info = t.device().upload(layout.info());
   const bool null_info = layout.is_contiguous() && layout.dims.size() == 1;
   hkb::LaunchArgs args;
   args.arg(n).arg(layout.dims.size()).arg(null_info ? hkb_devptr{0} : info.ptr());
   if (param != nullptr) args.arg(*param);
   args.arg(in.ptr(layout.offset)).arg(out.ptr());
-  const auto cfg =
-      cfg_override ? *cfg_override : hkb::LaunchConfig::for_num_elems(static_cast<uint32_t>(n));
-  t.launch(name, cfg, args);
-  return out.download();
+  return t.launch_elementwise(name, n, args, out, poisoned, cfg_override);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -159,6 +157,20 @@ TYPED_TEST(UnaryFloatTest, StridedBroadcastAndOffsetViews) {
   for (const OpInfo& oi : unary_ref::float_ops()) {
     const T p = params_of<T>(oi).back();
     for (const Layout& l : strided_layouts()) {
+      check_float_op<T>(*this, oi, l, op_inputs<T>(*this, oi, l.storage_size(), p), p);
+    }
+  }
+}
+
+// The size at which the tuned grid has every block work and candle's only its first blocks
+// (GpuTest::tuned_split_size): a few ops through every view of standard_layouts.
+TYPED_TEST(UnaryFloatTest, TunedAndCandleSplits) {
+  using T = TypeParam;
+  for (const OpInfo& oi : unary_ref::float_ops()) {
+    if (oi.op != Op::Neg && oi.op != Op::Exp && oi.op != Op::Gelu) continue;
+    const T p = params_of<T>(oi).front();
+    const size_t n = this->tuned_split_size(float_symbol<T>(oi));
+    for (const Layout& l : gpu_test::standard_layouts(n)) {
       check_float_op<T>(*this, oi, l, op_inputs<T>(*this, oi, l.storage_size(), p), p);
     }
   }
@@ -357,6 +369,14 @@ TYPED_TEST(UcopyTest, SizesViewsAndGrids) {
   const auto small_grid = hkb::LaunchConfig::make(3, 1, 1, 64, 1, 1);
   check_copy<T>(*this, Layout::contiguous({100003}), &small_grid);
   check_copy<T>(*this, transposed(7, 301), &small_grid);
+}
+
+// The size at which the tuned grid has every block work and candle's only its first blocks
+// (GpuTest::tuned_split_size), through every view of standard_layouts.
+TYPED_TEST(UcopyTest, TunedAndCandleSplits) {
+  using T = TypeParam;
+  const size_t n = this->tuned_split_size(std::string("ucopy_") + ref::tag<T>());
+  for (const Layout& l : gpu_test::standard_layouts(n)) check_copy<T>(*this, l);
 }
 
 // candle's copy_strided_src writes into a destination view at an element offset: the elements

@@ -28,6 +28,9 @@ struct State {
   std::vector<std::string> launched_kernels;
   std::vector<int> bound_device_at_load;
   int current = -1;
+  uint32_t multiprocessors = 110;     // what device_multiprocessors reports
+  uint32_t occupancy_threads = 2048;  // occupancy: blocks = this / block threads
+  std::atomic<int> occupancy_queries{0};
 };
 
 class Runtime final : public hkb::detail::Runtime {
@@ -45,6 +48,15 @@ class Runtime final : public hkb::detail::Runtime {
   }
   Status device_name(int ordinal, std::string* name) override {
     *name = "Fake GPU " + std::to_string(ordinal);
+    return Status::ok();
+  }
+  Status device_multiprocessors(int, uint32_t* count) override {
+    *count = s_->multiprocessors;
+    return Status::ok();
+  }
+  Status occupancy(void*, uint32_t block_threads, uint32_t, uint32_t* blocks) override {
+    s_->occupancy_queries++;
+    *blocks = s_->occupancy_threads / block_threads;
     return Status::ok();
   }
   Status bind_device(int ordinal) override {
@@ -179,12 +191,12 @@ class Source final : public hkb::detail::BundleSource {
 };
 
 inline const char* kManifest = R"({"format": 1, "modules": [
- {"module": "affine", "kernels": [
+ {"module": "affine", "launch": "resident", "kernels": [
   {"name": "affine_f32", "params": [["numel", "usize"], ["num_dims", "usize"], ["info", "const usize*"], ["inp", "const f32*"], ["out", "f32*"], ["mul", "f32"], ["add", "f32"]]},
   {"name": "affine_bf16", "params": [["numel", "usize"], ["num_dims", "usize"], ["info", "const usize*"], ["inp", "const bf16*"], ["out", "bf16*"], ["mul", "bf16"], ["add", "bf16"]]}
  ]},
  {"module": "fill", "kernels": [
-  {"name": "fill_u8", "params": [["buf", "u8*"], ["value", "u8"], ["numel", "usize"]]},
+  {"name": "fill_u8", "launch": "for_num_elems", "params": [["buf", "u8*"], ["value", "u8"], ["numel", "usize"]]},
   {"name": "fill_f64", "params": [["buf", "f64*"], ["value", "f64"], ["numel", "usize"]]}
  ]}
 ]})";

@@ -7,6 +7,7 @@
 #include <hkb/hkb.hpp>
 
 #include <atomic>
+#include <cstring>
 #include <thread>
 
 namespace {
@@ -178,6 +179,72 @@ TEST_F(LibraryTest, LaunchChecksArgumentsBeforeLaunching) {
   // A zero-sized grid is no error and no launch.
   EXPECT_TRUE(lib->launch(f, hkb_launch_config_for_num_elems(0), nullptr, args, sizes, 3).is_ok());
   EXPECT_EQ(state.launches.load(), 1);
+}
+
+// The manifest's launch rules: affine resident (module), fill_u8 candle's (kernel), fill_f64 none.
+TEST_F(LibraryTest, TunedConfigFollowsTheManifestRule) {
+  state.multiprocessors = 110;
+  state.occupancy_threads = 2048;  // two 1024-thread blocks per multiprocessor: 220 resident
+  auto lib = fake::make_library(&state);
+  hkb_context_s* ctx = nullptr;
+  ASSERT_TRUE(lib->context(0, &ctx).is_ok());
+  hkb_function_s *affine = nullptr, *fill_u8 = nullptr, *fill_f64 = nullptr;
+  ASSERT_TRUE(lib->function(ctx, "affine_f32", &affine).is_ok());
+  ASSERT_TRUE(lib->function(ctx, "fill_u8", &fill_u8).is_ok());
+  ASSERT_TRUE(lib->function(ctx, "fill_f64", &fill_f64).is_ok());
+  struct Case {
+    uint64_t n;
+    uint32_t resident, candle;
+  } cases[] = {{0, 0, 0},
+               {1, 1, 1},
+               {1024, 1, 1},
+               {1025, 2, 2},
+               {100 * 1024, 100, 100},
+               {220 * 1024 + 1, 220, 221},
+               {uint64_t{1} << 32, 220, 4194304},
+               {uint64_t{1} << 40, 220, 1073741824}};
+  for (const Case& c : cases) {
+    hkb_launch_config got{};
+    ASSERT_TRUE(lib->tuned_config(affine, c.n, &got).is_ok()) << c.n;
+    EXPECT_EQ(got.grid[0], c.resident) << c.n;
+    EXPECT_EQ(got.block[0], 1024u);
+    EXPECT_EQ(got.grid[1] * got.grid[2] * got.block[1] * got.block[2], 1u);
+    EXPECT_EQ(got.shared_mem_bytes, 0u);
+    ASSERT_TRUE(lib->tuned_config(fill_u8, c.n, &got).is_ok()) << c.n;
+    EXPECT_EQ(got.grid[0], c.candle) << c.n;
+    EXPECT_EQ(got.block[0], 1024u);
+    if (c.n <= 0xFFFFFFFFu) {
+      const hkb_launch_config cudarc = hkb_launch_config_for_num_elems(static_cast<uint32_t>(c.n));
+      EXPECT_EQ(std::memcmp(&got, &cudarc, sizeof got), 0) << c.n;
+    }
+  }
+  EXPECT_EQ(state.occupancy_queries.load(), 1);  // asked once, then cached
+  hkb_launch_config got{};
+  auto s = lib->tuned_config(fill_u8, uint64_t{1} << 41, &got);
+  EXPECT_EQ(s.code, HKB_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(s.message.find("more than a grid holds"), std::string::npos) << s.message;
+  s = lib->tuned_config(fill_f64, 10, &got);
+  EXPECT_EQ(s.code, HKB_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(s.message.find("fill_f64 has no launch from an element count"), std::string::npos)
+      << s.message;
+  EXPECT_EQ(lib->tuned_config(affine, 10, nullptr).code, HKB_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(lib->tuned_config(nullptr, 10, &got).code, HKB_ERROR_INVALID_ARGUMENT);
+  lib->shutdown();
+  EXPECT_EQ(lib->tuned_config(affine, 10, &got).code, HKB_ERROR_SHUT_DOWN);
+}
+
+TEST_F(LibraryTest, TunedConfigRejectsAKernelThatFitsNoBlock) {
+  state.occupancy_threads = 512;  // the runtime says no 1024-thread block fits
+  auto lib = fake::make_library(&state);
+  hkb_context_s* ctx = nullptr;
+  ASSERT_TRUE(lib->context(0, &ctx).is_ok());
+  hkb_function_s* f = nullptr;
+  ASSERT_TRUE(lib->function(ctx, "affine_bf16", &f).is_ok());
+  hkb_launch_config got{};
+  const auto s = lib->tuned_config(f, 4096, &got);
+  EXPECT_EQ(s.code, HKB_ERROR_RUNTIME);
+  EXPECT_NE(s.message.find("affine_bf16: the runtime reports 0 resident blocks"), std::string::npos)
+      << s.message;
 }
 
 TEST_F(LibraryTest, ShutdownKillsHandles) {

@@ -89,6 +89,29 @@ INSTANTIATE_TEST_SUITE_P(
                      {"module": "a", "kernels": [{"name": "y", "params": []}]}]})",
             "module 'a' listed twice"},
         BadManifest{R"({"module": "a", "kernels": [{"name": "", "params": []}]})",
-                    "empty kernel name"}));
+                    "empty kernel name"},
+        BadManifest{
+            R"({"module": "a", "launch": "fast", "kernels": [{"name": "x", "params": []}]})",
+            "module 'a': \"launch\" must be \"resident\" or \"for_num_elems\", not "
+            "\"fast\""},
+        BadManifest{R"({"module": "a", "kernels": [{"name": "x", "launch": 1, "params": []}]})",
+                    "kernel 'x': \"launch\" must be"}));
+
+// A module's launch rule holds for its kernels unless a kernel names its own; none by default.
+TEST(Manifest, LaunchRulesOfModulesAndKernels) {
+  Manifest m;
+  ASSERT_TRUE(parse_manifest(R"({"format": 1, "modules": [
+    {"module": "a", "launch": "resident", "kernels": [{"name": "a1", "params": []},
+     {"name": "a2", "launch": "for_num_elems", "params": []}]},
+    {"module": "b", "kernels": [{"name": "b1", "params": []},
+     {"name": "b2", "launch": "resident", "params": []}]}]})",
+                             "rules", &m)
+                  .is_ok());
+  using hkb::detail::LaunchRule;
+  EXPECT_EQ(m.kernels[m.find("a1")].launch, LaunchRule::kResident);
+  EXPECT_EQ(m.kernels[m.find("a2")].launch, LaunchRule::kForNumElems);
+  EXPECT_EQ(m.kernels[m.find("b1")].launch, LaunchRule::kNone);
+  EXPECT_EQ(m.kernels[m.find("b2")].launch, LaunchRule::kResident);
+}
 
 }  // namespace

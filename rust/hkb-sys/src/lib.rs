@@ -154,6 +154,15 @@ extern "C" {
 
     /// cudarc's `LaunchConfig::for_num_elems`: block 1024, grid ceil(n / 1024).
     pub fn hkb_launch_config_for_num_elems(n: u32) -> hkb_launch_config;
+    /// hkb's fastest launch of `n` elements of `fn_` on its device, written to `config`: for the
+    /// elementwise kernels block 1024 and the blocks the device holds at once (never more than
+    /// ceil(n / 1024)); candle's `for_num_elems(n)` where hkb has no better launch;
+    /// `HKB_ERROR_INVALID_ARGUMENT` for kernels candle does not size by an element count.
+    pub fn hkb_launch_config_tuned(
+        fn_: hkb_function,
+        n: u64,
+        config: *mut hkb_launch_config,
+    ) -> hkb_status;
 
     /// Launches a kernel; `args[i]` points to a host copy of argument `i` of `arg_sizes[i]` bytes.
     pub fn hkb_launch(
@@ -279,6 +288,15 @@ mod tests {
         let c = unsafe { hkb_launch_config_for_num_elems(0) };
         assert_eq!(c.grid, [0, 1, 1]);
         assert_eq!(c.block, [1024, 1, 1]);
+    }
+
+    #[test]
+    fn tuned_config_rejects_a_null_function() {
+        let mut c = hkb_launch_config::default();
+        let status = unsafe { hkb_launch_config_tuned(ptr::null_mut(), 10, &mut c) };
+        assert_eq!(status, HKB_ERROR_INVALID_ARGUMENT);
+        assert!(!cstr(unsafe { hkb_last_error() }).is_empty());
+        assert_eq!(c, hkb_launch_config::default());
     }
 
     #[test]

@@ -6,7 +6,7 @@ use hkb_sys as sys;
 
 use crate::device::{Function, Stream};
 use crate::dtype::{DeviceCopy, DevicePtr, DeviceRepr};
-use crate::error::Result;
+use crate::error::{check, Result};
 use crate::memory::{DeviceBuffer, DeviceView};
 
 /// Launch geometry, field for field cudarc's `LaunchConfig`.
@@ -31,6 +31,31 @@ impl LaunchConfig {
             grid_dim: (n.div_ceil(NUM_THREADS), 1, 1),
             block_dim: (NUM_THREADS, 1, 1),
             shared_mem_bytes: 0,
+        }
+    }
+
+    /// hkb's fastest launch of `n` elements of `func` on its device (`hkb_launch_config_tuned`).
+    /// For the elementwise kernels (affine, binary, cast, fill, const_set, copy2d, where, unary):
+    /// block 1024 and only the blocks the device holds at once (the runtime's occupancy per
+    /// multiprocessor times the multiprocessor count), never more than ceil(n / 1024); these
+    /// kernels loop over their work, so the result is exact for every `n`. For kernels where hkb
+    /// has no better launch (conv, indexing, rope): candle's own, `for_num_elems(n)` for 64-bit
+    /// `n`. Other kernels (reductions, norms, softmax, sort, quantized) take a geometry candle
+    /// derives from the op's shape: an error with status `HKB_ERROR_INVALID_ARGUMENT`.
+    pub fn tuned(func: &Function, n: u64) -> Result<Self> {
+        let mut c = sys::hkb_launch_config::default();
+        // SAFETY: valid function handle; `c` is a valid output.
+        check(unsafe { sys::hkb_launch_config_tuned(func.raw(), n, &mut c) })?;
+        Ok(c.into())
+    }
+}
+
+impl From<sys::hkb_launch_config> for LaunchConfig {
+    fn from(c: sys::hkb_launch_config) -> Self {
+        LaunchConfig {
+            grid_dim: (c.grid[0], c.grid[1], c.grid[2]),
+            block_dim: (c.block[0], c.block[1], c.block[2]),
+            shared_mem_bytes: c.shared_mem_bytes,
         }
     }
 }
@@ -300,6 +325,20 @@ mod tests {
             let c = unsafe { sys::hkb_launch_config_for_num_elems(n) };
             assert_eq!(c, LaunchConfig::for_num_elems(n).into(), "n = {n}");
         }
+    }
+
+    #[test]
+    fn config_converts_back_from_the_c_struct() {
+        let raw = sys::hkb_launch_config {
+            grid: [1, 2, 3],
+            block: [4, 5, 6],
+            shared_mem_bytes: 7,
+        };
+        let c: LaunchConfig = raw.into();
+        assert_eq!(c.grid_dim, (1, 2, 3));
+        assert_eq!(c.block_dim, (4, 5, 6));
+        assert_eq!(c.shared_mem_bytes, 7);
+        assert_eq!(sys::hkb_launch_config::from(c), raw);
     }
 
     #[test]

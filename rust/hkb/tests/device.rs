@@ -76,8 +76,18 @@ fn affine_f32_contiguous_with_for_num_elems() {
     assert_eq!(func.param_sizes(), [8, 8, 8, 8, 8, 4, 4]);
 
     // 1025 elements: two blocks, the second with one live thread.
-    let n = 1025usize;
-    let x: Vec<f32> = (0..n).map(|i| i as f32 * 0.25 - 128.0).collect();
+    affine_f32_contiguous(
+        &func,
+        1025,
+        LaunchConfig::for_num_elems(1025),
+        "for_num_elems",
+    );
+}
+
+/// Runs affine_f32 over `n` contiguous elements (null info) with `cfg` and checks every output.
+fn affine_f32_contiguous(func: &hkb::Function, n: usize, cfg: LaunchConfig, what: &str) {
+    let dev = func.device();
+    let x: Vec<f32> = (0..n).map(|i| (i % 4096) as f32 * 0.25 - 512.0).collect();
     let (mul, add) = (2.5f32, -1.0f32);
     let inp = dev.htod_copy(&x).unwrap();
     let out = dev.htod_copy(&vec![f32::NAN; n]).unwrap();
@@ -91,10 +101,37 @@ fn affine_f32_contiguous_with_for_num_elems() {
         .arg(&mul)
         .arg(&add);
     // SAFETY: affine_f32 reads n floats of inp and writes n floats of out; both hold n.
-    unsafe { func.launch(LaunchConfig::for_num_elems(n as u32), &args) }.unwrap();
+    unsafe { func.launch(cfg, &args) }.unwrap();
 
     let want: Vec<f32> = x.iter().map(|&v| affine(v, mul, add)).collect();
-    assert_same_bits(&out.dtoh().unwrap(), &want, "affine_f32 contiguous");
+    assert_same_bits(&out.dtoh().unwrap(), &want, what);
+}
+
+#[test]
+fn affine_f32_with_the_tuned_config() {
+    let dev = device_or_skip!();
+    let func = dev.get_func("affine_f32").unwrap();
+    // Resident blocks only: at most what the work needs, at least one for any work.
+    let all = LaunchConfig::tuned(&func, 1 << 40).unwrap();
+    assert_eq!(all.block_dim, (1024, 1, 1));
+    assert!(all.grid_dim.0 >= 1);
+    assert_eq!(LaunchConfig::tuned(&func, 0).unwrap().grid_dim.0, 0);
+    assert_eq!(LaunchConfig::tuned(&func, 1025).unwrap().grid_dim.0, 2);
+
+    // More elements than the tuned grid has threads: the kernel's loop covers the rest.
+    let n = all.grid_dim.0 as usize * 1024 * 3 + 5;
+    let cfg = LaunchConfig::tuned(&func, n as u64).unwrap();
+    assert_eq!(cfg, all);
+    affine_f32_contiguous(&func, n, cfg, "tuned");
+
+    // A kernel candle sizes from its shape has no element-count launch.
+    let softmax = match dev.get_func("softmax_f32") {
+        Ok(f) => f,
+        Err(_) => return, // a library built without the reduce module
+    };
+    let e = LaunchConfig::tuned(&softmax, 10).unwrap_err();
+    assert_eq!(e.status(), sys::HKB_ERROR_INVALID_ARGUMENT);
+    assert!(e.message().contains("softmax_f32"), "{}", e.message());
 }
 
 #[test]
