@@ -30,11 +30,16 @@ class Runtime {
   virtual Status device_name(int ordinal, std::string* name) = 0;
   // Makes `ordinal` current on the calling thread (HIP: hipSetDevice; CUDA: its primary context).
   virtual Status bind_device(int ordinal) = 0;
+  // Multiprocessors of a device: CUDA SMs, AMD compute units, the CPU's stand-in count.
+  virtual Status device_multiprocessors(int ordinal, uint32_t* count) = 0;
 
   // Loads a code object on the bound device. `log` receives any loader diagnostics.
   virtual Status module_load(const void* image, size_t size, void** module, std::string* log) = 0;
   virtual Status module_unload(void* module) = 0;
   virtual Status module_function(void* module, const char* name, void** function) = 0;
+  // Device address and size of the global variable `name` of a loaded module; *ptr = 0 when the
+  // module has no such global (not an error).
+  virtual Status module_global(void* module, const char* name, uint64_t* ptr, size_t* bytes) = 0;
 
   virtual Status launch(void* function, Dim3 grid, Dim3 block, uint32_t shared_mem, void* stream,
                         void** params) = 0;
