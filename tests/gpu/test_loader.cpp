@@ -15,6 +15,12 @@ using gpu_test::GpuTest;
 
 class LoaderTest : public GpuTest {};
 
+// affine_f32's arguments for out = 2 * in - 1 over n contiguous elements (LaunchArgs points into
+// itself, so it is filled in place).
+void contiguous_affine(hkb::LaunchArgs* args, size_t n, hkb_devptr in, hkb_devptr out) {
+  args->arg(n).arg(size_t{1}).arg(hkb_devptr{0}).arg(in).arg(out).arg(2.0f).arg(-1.0f);
+}
+
 TEST_F(LoaderTest, UnknownNameListsNearestNames) {
   hkb_function fn = nullptr;
   EXPECT_EQ(hkb_function_get(device().get(), "affine_f33", &fn), HKB_ERROR_UNKNOWN_KERNEL);
@@ -64,13 +70,7 @@ TEST_F(LoaderTest, LaunchOnAStream) {
   auto in = device().upload(host);
   auto out = device().alloc<float>(host.size());
   hkb::LaunchArgs args;
-  args.arg(host.size())
-      .arg(size_t{1})
-      .arg(hkb_devptr{0})
-      .arg(in.ptr())
-      .arg(out.ptr())
-      .arg(2.0f)
-      .arg(-1.0f);
+  contiguous_affine(&args, host.size(), in.ptr(), out.ptr());
   device()
       .function("affine_f32")
       .launch(hkb::LaunchConfig::for_num_elems(static_cast<uint32_t>(host.size())), args,
@@ -113,13 +113,7 @@ TEST_F(LoaderTest, ConcurrentFirstLookupsLoadTheModuleOnce) {
 double timed_affine(const hkb::Device& dev, const hkb::DeviceBuffer<float>& in,
                     const hkb::DeviceBuffer<float>& out, const std::vector<float>& host) {
   hkb::LaunchArgs args;
-  args.arg(host.size())
-      .arg(size_t{1})
-      .arg(hkb_devptr{0})
-      .arg(in.ptr())
-      .arg(out.ptr())
-      .arg(2.0f)
-      .arg(-1.0f);
+  contiguous_affine(&args, host.size(), in.ptr(), out.ptr());
   const hkb::Function fn = dev.function("affine_f32");
   const auto cfg = hkb::LaunchConfig::for_num_elems(static_cast<uint32_t>(host.size()));
   std::vector<double> t;
