@@ -63,6 +63,14 @@ int raw_launch(RawFunction f, const hkb_launch_config& c, void** args) {
 void raw_sync() {
   raw_check(cuCtxSynchronize(), "cuCtxSynchronize");
 }
+// Writes `value` into the module's u32 global `name` as hkb's loader does; false if it has none.
+bool raw_write_global(RawModule m, const char* name, uint32_t value) {
+  CUdeviceptr p = 0;
+  size_t bytes = 0;
+  if (cuModuleGetGlobal(&p, &bytes, m, name) != CUDA_SUCCESS) return false;
+  raw_check(cuMemcpyHtoD(p, &value, sizeof value), "cuMemcpyHtoD");
+  return true;
+}
 const char* const kRawLaunch = "cuLaunchKernel";
 const char* const kRawLoad = "cuModuleLoadData + cuModuleGetFunction";
 #else
@@ -94,6 +102,13 @@ int raw_launch(RawFunction f, const hkb_launch_config& c, void** args) {
 }
 void raw_sync() {
   raw_check(hipDeviceSynchronize(), "hipDeviceSynchronize");
+}
+bool raw_write_global(RawModule m, const char* name, uint32_t value) {
+  hipDeviceptr_t p = nullptr;
+  size_t bytes = 0;
+  if (hipModuleGetGlobal(&p, &bytes, m, name) != hipSuccess) return false;
+  raw_check(hipMemcpyHtoD(p, &value, sizeof value), "hipMemcpyHtoD");
+  return true;
 }
 const char* const kRawLaunch = "hipModuleLaunchKernel";
 const char* const kRawLoad = "hipModuleLoadData + hipModuleGetFunction";
@@ -182,21 +197,33 @@ int body() {
               patch, hkb_platform(), target, mods.size());
   raw_bind();
 
-  // First loads: hkb after a shutdown (a new library, nothing loaded), then the raw driver.
-  constexpr int kLoadRounds = 7;
-  std::vector<std::vector<double>> hkb_load(mods.size()), raw_load_s(mods.size());
+  // First loads: hkb after a shutdown (a new library, nothing loaded); the raw driver's load and
+  // lookup; the same plus the write of the multiprocessor count that hkb does after a load
+  // (where the module has the global). The order rotates between rounds.
+  constexpr int kLoadRounds = 9;
+  std::vector<std::vector<double>> hkb_load(mods.size()), raw_load_s(mods.size()),
+      raw_global_s(mods.size());
   for (int r = 0; r < kLoadRounds; ++r) {
     ctx = fresh_context();
     for (size_t m = 0; m < mods.size(); ++m) {
-      hkb_function fn = nullptr;
-      const auto t0 = Clock::now();
-      check(hkb_function_get(ctx, mods[m].kernel.c_str(), &fn), "hkb_function_get (first)");
-      hkb_load[m].push_back(seconds_since(t0));
-      const auto t1 = Clock::now();
-      RawModule rm = raw_load(mods[m].image);
-      raw_function(rm, mods[m].kernel.c_str());
-      raw_load_s[m].push_back(seconds_since(t1));
-      raw_unload(rm);
+      for (int step = 0; step < 3; ++step) {
+        const int what = (step + r) % 3;
+        const auto t0 = Clock::now();
+        if (what == 0) {
+          hkb_function fn = nullptr;
+          check(hkb_function_get(ctx, mods[m].kernel.c_str(), &fn), "hkb_function_get (first)");
+          hkb_load[m].push_back(seconds_since(t0));
+          continue;
+        }
+        RawModule rm = raw_load(mods[m].image);
+        raw_function(rm, mods[m].kernel.c_str());
+        if (what == 1) {
+          raw_load_s[m].push_back(seconds_since(t0));
+        } else if (raw_write_global(rm, "hkb_multiprocessors", 132)) {
+          raw_global_s[m].push_back(seconds_since(t0));
+        }
+        raw_unload(rm);
+      }
     }
   }
 
@@ -210,7 +237,7 @@ int body() {
   const double get_all = function_get_ns(ctx, all);
 
   // Launches: affine_f32 over 1024 contiguous elements, hkb and raw batches alternating.
-  double launch_hkb = 0, launch_raw = 0;
+  double launch_hkb = 0, launch_raw = 0, launch_empty = 0;
   hkb_function affine = nullptr;
   const auto affine_module =
       std::find_if(mods.begin(), mods.end(), [](const Module& m) { return m.name == "affine"; });
@@ -228,21 +255,42 @@ int body() {
     const hkb_launch_config cfg = hkb_launch_config_for_num_elems(static_cast<uint32_t>(n));
     RawModule rm = raw_load(affine_module->image);
     RawFunction rf = raw_function(rm, "affine_f32");
-    constexpr int kBatch = 64, kRounds = 401;
-    std::vector<double> th, tr;
-    for (int r = -20; r < kRounds; ++r) {  // the first 20 rounds warm up
+    constexpr int kBatch = 64, kRounds = 601;
+    std::vector<double> th, tr, te;
+    auto hkb_batch = [&] {
       raw_sync();
-      auto t0 = Clock::now();
+      const auto t0 = Clock::now();
       for (int i = 0; i < kBatch; ++i)
         check(hkb_launch(affine, &cfg, nullptr, args, sizes, 7), "hkb_launch");
-      const double h = seconds_since(t0) / kBatch;
+      return seconds_since(t0) / kBatch;
+    };
+    auto raw_batch = [&] {
       raw_sync();
-      t0 = Clock::now();
+      const auto t0 = Clock::now();
       for (int i = 0; i < kBatch; ++i)
         if (raw_launch(rf, cfg, args) != 0) throw std::runtime_error(kRawLaunch);
-      const double w = seconds_since(t0) / kBatch;
+      return seconds_since(t0) / kBatch;
+    };
+    for (int r = -20; r < kRounds; ++r) {  // the first 20 rounds warm up; the order alternates
+      double h = 0, w = 0;
+      if (r % 2 == 0) {
+        h = hkb_batch();
+        w = raw_batch();
+      } else {
+        w = raw_batch();
+        h = hkb_batch();
+      }
       if (r >= 0) th.push_back(h), tr.push_back(w);
     }
+    // hkb's own work per launch: its checks and locks, without the driver (an empty grid).
+    const hkb_launch_config empty = hkb_launch_config_for_num_elems(0);
+    for (int r = 0; r < 101; ++r) {
+      const auto t0 = Clock::now();
+      for (int i = 0; i < 4096; ++i)
+        check(hkb_launch(affine, &empty, nullptr, args, sizes, 7), "hkb_launch (empty)");
+      te.push_back(seconds_since(t0) / 4096);
+    }
+    launch_empty = median(te);
     raw_sync();
     raw_unload(rm);
     check(hkb_free(ctx, in), "hkb_free");
@@ -262,18 +310,24 @@ int body() {
                 "ratio");
     std::printf("%-44s %12.3f %12.3f %8.3f\n", (std::string("hkb_launch vs ") + kRawLaunch).c_str(),
                 launch_hkb * 1e6, launch_raw * 1e6, launch_hkb / launch_raw);
+    std::printf("%-44s %12.3f\n", "hkb_launch, empty grid (hkb's checks alone)",
+                launch_empty * 1e6);
   } else {
     std::printf("\nlaunch: no affine module in this build, not timed\n");
   }
-  std::printf("\n%-12s %-28s %10s %10s %8s\n", "first load", "kernel looked up", "hkb ms", "raw ms",
-              "ratio");
+  std::printf("\n%-12s %-24s %9s %9s %7s %14s\n", "first load", "kernel looked up", "hkb ms",
+              "raw ms", "ratio", "raw+count ms");
   for (size_t m = 0; m < mods.size(); ++m) {
     const double h = median(hkb_load[m]), w = median(raw_load_s[m]);
-    std::printf("%-12s %-28s %10.3f %10.3f %8.2f\n", mods[m].name.c_str(), mods[m].kernel.c_str(),
-                h * 1e3, w * 1e3, h / w);
+    const std::string g =
+        raw_global_s[m].empty() ? "-" : std::to_string(median(raw_global_s[m]) * 1e3).substr(0, 5);
+    std::printf("%-12s %-24s %9.3f %9.3f %7.2f %14s\n", mods[m].name.c_str(),
+                mods[m].kernel.c_str(), h * 1e3, w * 1e3, h / w, g.c_str());
   }
-  std::printf("(raw: %s of the same code object file; medians of %d rounds)\n", kRawLoad,
-              kLoadRounds);
+  std::printf(
+      "(raw: %s of the same code object file; raw+count: and the write of\n"
+      "hkb_multiprocessors, where the module has it; medians of %d rounds)\n",
+      kRawLoad, kLoadRounds);
   return 0;
 }
 

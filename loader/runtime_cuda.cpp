@@ -206,6 +206,9 @@ class CudaRuntime final : public Runtime {
 
  private:
   Status init() {
+    // Every launch binds and so inits: after the first, one acquire load (call_once's TLS
+    // bookkeeping cost more than the rest of the bind).
+    if (ready_.load(std::memory_order_acquire)) return Status::ok();
     std::call_once(init_once_, [this] {
       init_result_ = cuInit(0);
       if (init_result_ == CUDA_SUCCESS) init_result_ = cuDeviceGetCount(&device_count_);
@@ -215,8 +218,10 @@ class CudaRuntime final : public Runtime {
     if (init_result_ == CUDA_ERROR_NO_DEVICE) {
       return error(HKB_ERROR_NO_DEVICE, "cuInit: no CUDA device");
     }
+    if (init_result_ == CUDA_SUCCESS) ready_.store(true, std::memory_order_release);
     return cu_status(init_result_, "cuInit");
   }
+  std::atomic<bool> ready_{false};  // init succeeded
   std::once_flag init_once_;
   CUresult init_result_ = CUDA_SUCCESS;
   int device_count_ = 0;
