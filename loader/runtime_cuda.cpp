@@ -211,7 +211,10 @@ class CudaRuntime final : public Runtime {
     if (ready_.load(std::memory_order_acquire)) return Status::ok();
     std::call_once(init_once_, [this] {
       init_result_ = cuInit(0);
-      if (init_result_ == CUDA_SUCCESS) init_result_ = cuDeviceGetCount(&device_count_);
+      if (init_result_ == CUDA_SUCCESS) {
+        init_call_ = "cuDeviceGetCount";
+        init_result_ = cuDeviceGetCount(&device_count_);
+      }
       if (init_result_ == CUDA_SUCCESS)
         contexts_ = std::make_unique<std::atomic<CUcontext>[]>(device_count_);
     });
@@ -219,11 +222,12 @@ class CudaRuntime final : public Runtime {
       return error(HKB_ERROR_NO_DEVICE, "cuInit: no CUDA device");
     }
     if (init_result_ == CUDA_SUCCESS) ready_.store(true, std::memory_order_release);
-    return cu_status(init_result_, "cuInit");
+    return cu_status(init_result_, init_call_);
   }
   std::atomic<bool> ready_{false};  // init succeeded
   std::once_flag init_once_;
   CUresult init_result_ = CUDA_SUCCESS;
+  const char* init_call_ = "cuInit";  // the call init_result_ came from
   int device_count_ = 0;
   std::mutex mu_;  // serialises the first retain of a device's primary context
   std::unique_ptr<std::atomic<CUcontext>[]> contexts_;  // one per device, null until retained
