@@ -237,7 +237,7 @@ int body() {
   const double get_all = function_get_ns(ctx, all);
 
   // Launches: affine_f32 over 1024 contiguous elements, hkb and raw batches alternating.
-  double launch_hkb = 0, launch_raw = 0, launch_empty = 0;
+  double launch_hkb = 0, launch_raw = 0, launch_empty = 0, launch_pair = 0;
   hkb_function affine = nullptr;
   const auto affine_module =
       std::find_if(mods.begin(), mods.end(), [](const Module& m) { return m.name == "affine"; });
@@ -256,7 +256,7 @@ int body() {
     RawModule rm = raw_load(affine_module->image);
     RawFunction rf = raw_function(rm, "affine_f32");
     constexpr int kBatch = 64, kRounds = 601;
-    std::vector<double> th, tr, te;
+    std::vector<double> th, tr, te, pair;  // pair: hkb / raw of the same round
     auto hkb_batch = [&] {
       raw_sync();
       const auto t0 = Clock::now();
@@ -280,7 +280,7 @@ int body() {
         w = raw_batch();
         h = hkb_batch();
       }
-      if (r >= 0) th.push_back(h), tr.push_back(w);
+      if (r >= 0) th.push_back(h), tr.push_back(w), pair.push_back(h / w);
     }
     // hkb's own work per launch: its checks and locks, without the driver (an empty grid).
     const hkb_launch_config empty = hkb_launch_config_for_num_elems(0);
@@ -291,6 +291,7 @@ int body() {
       te.push_back(seconds_since(t0) / 4096);
     }
     launch_empty = median(te);
+    launch_pair = median(pair);
     raw_sync();
     raw_unload(rm);
     check(hkb_free(ctx, in), "hkb_free");
@@ -310,6 +311,8 @@ int body() {
                 "ratio");
     std::printf("%-44s %12.3f %12.3f %8.3f\n", (std::string("hkb_launch vs ") + kRawLaunch).c_str(),
                 launch_hkb * 1e6, launch_raw * 1e6, launch_hkb / launch_raw);
+    std::printf("%-44s %12s %12s %8.3f\n", "the same, ratio of adjacent batches", "", "",
+                launch_pair);
     std::printf("%-44s %12.3f\n", "hkb_launch, empty grid (hkb's checks alone)",
                 launch_empty * 1e6);
   } else {
