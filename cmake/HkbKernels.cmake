@@ -114,8 +114,9 @@ else()
   message(FATAL_ERROR "HKB_GPU_PLATFORM must be 'amd', 'nvidia' or 'cpu', not '${HKB_GPU_PLATFORM}'")
 endif()
 
-# Work splits size their busy blocks by the multiprocessor count (kernels/common/platform.h): NVIDIA
-# code reads it, AMD code cannot and takes a per-target guess unless this names the count.
+# Work splits size their busy blocks by the multiprocessor count (kernels/common/platform.h): the
+# loader writes the device's into each module; code objects loaded without hkb fall back to
+# NVIDIA's %nsmid or an AMD per-target guess, unless this names the count.
 set(HKB_MULTIPROCESSORS "" CACHE STRING
   "Compute units of the AMD GPU the bundle is for (empty: a per-target default)")
 if(HKB_MULTIPROCESSORS)

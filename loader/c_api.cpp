@@ -218,7 +218,31 @@ hkb_status hkb_context_synchronize(hkb_context ctx) {
   });
 }
 
+hkb_status hkb_context_multiprocessors(hkb_context ctx, uint32_t* count) {
+  return guarded([&] {
+    Library* lib = nullptr;
+    HKB_RETURN_IF_ERROR(hkb::detail::ctx_library(ctx, &lib));
+    if (count == nullptr) return error(HKB_ERROR_INVALID_ARGUMENT, "null count output");
+    return lib->multiprocessors(ctx, count);
+  });
+}
+
+hkb_status hkb_context_set_multiprocessors(hkb_context ctx, uint32_t count) {
+  return guarded([&] {
+    Library* lib = nullptr;
+    HKB_RETURN_IF_ERROR(hkb::detail::ctx_library(ctx, &lib));
+    return lib->set_multiprocessors(ctx, count);
+  });
+}
+
 hkb_status hkb_function_get(hkb_context ctx, const char* name, hkb_function* fn) {
+  // A cached kernel of a live context: no Status, no exception frame, nothing else.
+  if (ctx != nullptr && name != nullptr && fn != nullptr) {
+    if (hkb_function found = Library::cached(ctx, name)) {
+      *fn = found;
+      return HKB_SUCCESS;
+    }
+  }
   return guarded([&] {
     Library* lib = nullptr;
     HKB_RETURN_IF_ERROR(hkb::detail::ctx_library(ctx, &lib));

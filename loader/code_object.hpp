@@ -13,6 +13,13 @@
 
 namespace hkb::detail {
 
+// The u32 device global every hkb module defines (kernels/common/platform.h): the loader writes
+// the device's multiprocessor count into it after loading the module, and `hkb check` requires it.
+inline constexpr const char* kMultiprocessorsSymbol = "hkb_multiprocessors";
+// The largest count the loader writes: the kernels multiply it by their per-multiprocessor
+// factors in 32 bits (at most 512 threads per multiprocessor).
+inline constexpr uint32_t kMaxMultiprocessors = 1u << 16;
+
 struct BundleEntry {
   std::string id;      // the bundle's entry ID as written
   std::string kind;    // "hipv4", "hip", "host", ...

@@ -3,6 +3,7 @@
 #include "code_object.hpp"
 #include "log.hpp"
 
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 
@@ -25,6 +26,20 @@ Options Options::from_environment() {
   Options o;
   const char* s = std::getenv("HKB_DEBUG_SYNC");
   o.debug_sync = s != nullptr && *s != '\0' && std::strcmp(s, "0") != 0;
+  const char* mp = std::getenv("HKB_MULTIPROCESSORS");
+  if (mp != nullptr && *mp != '\0') {
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long v = std::strtoull(mp, &end, 10);
+    if (*end != '\0' || errno != 0 || v == 0 || v > kMaxMultiprocessors || *mp == '-' ||
+        *mp == '+') {
+      o.bad_multiprocessors = std::string("HKB_MULTIPROCESSORS must be a count from 1 to ") +
+                              std::to_string(kMaxMultiprocessors) +
+                              " (unset: the device's), not '" + mp + "'";
+    } else {
+      o.multiprocessors = static_cast<uint32_t>(v);
+    }
+  }
   return o;
 }
 
@@ -40,6 +55,7 @@ Library::Library(std::unique_ptr<Runtime> runtime, Manifest manifest,
                  std::unique_ptr<BundleSource> source, Options options)
     : runtime_(std::move(runtime)),
       manifest_(std::move(manifest)),
+      names_(manifest_.kernels),
       source_(std::move(source)),
       options_(options) {
   logger()->debug("hkb: {} runtime, {} kernels in {} modules, code objects {}", runtime_->name(),
@@ -57,6 +73,8 @@ Status Library::device_count(int* count) {
 
 Status Library::context(int ordinal, hkb_context_s** out) {
   if (shut_down_.load()) return error(HKB_ERROR_SHUT_DOWN, "the library was shut down");
+  if (!options_.bad_multiprocessors.empty())
+    return error(HKB_ERROR_INVALID_ARGUMENT, options_.bad_multiprocessors);
   int count = 0;
   HKB_RETURN_IF_ERROR(runtime_->device_count(&count));
   if (ordinal < 0 || ordinal >= count) {
@@ -74,6 +92,8 @@ Status Library::context(int ordinal, hkb_context_s** out) {
     ctx->ordinal = ordinal;
     HKB_RETURN_IF_ERROR(runtime_->device_target(ordinal, &ctx->target));
     HKB_RETURN_IF_ERROR(runtime_->device_name(ordinal, &ctx->device_name));
+    HKB_RETURN_IF_ERROR(runtime_->device_multiprocessors(ordinal, &ctx->device_multiprocessors));
+    ctx->multiprocessors.store(default_multiprocessors(*ctx), std::memory_order_relaxed);
     ctx->modules = std::make_unique<ModuleSlot[]>(manifest_.modules.size());
     ctx->functions = std::make_unique<hkb_function_s[]>(manifest_.kernels.size());
     for (size_t i = 0; i < manifest_.kernels.size(); ++i) {
@@ -149,6 +169,11 @@ Status Library::ensure_module_locked(hkb_context_s* ctx, uint32_t index, void** 
     if (s.code == HKB_ERROR_RUNTIME) s.code = HKB_ERROR_MODULE_LOAD;
     return s;
   }
+  s = write_multiprocessors(ctx, index, h);
+  if (!s.is_ok()) {
+    runtime_->module_unload(h);
+    return s;
+  }
   slot.target = selected.target.empty() ? ctx->target : selected.target;
   slot.origin = image.origin;
   logger()->info("hkb: loaded module {} on device {} ({}) from {}", module, ctx->ordinal,
@@ -158,10 +183,84 @@ Status Library::ensure_module_locked(hkb_context_s* ctx, uint32_t index, void** 
   return Status::ok();
 }
 
+Status Library::write_multiprocessors(hkb_context_s* ctx, uint32_t index, void* module) {
+  const std::string& name = manifest_.modules[index];
+  uint64_t ptr = 0;
+  size_t bytes = 0;
+  Status s = runtime_->module_global(module, kMultiprocessorsSymbol, &ptr, &bytes);
+  if (s.is_ok() && ptr == 0) {
+    // Kernels stay correct: they split work by the compiled default instead (`hkb check` fails).
+    logger()->warn(
+        "hkb: module {} has no {} global (built before hkb wrote it?): its kernels "
+        "split work by their compiled multiprocessor count",
+        name, kMultiprocessorsSymbol);
+    return Status::ok();
+  }
+  if (s.is_ok() && bytes != sizeof(uint32_t)) {
+    s = error(HKB_ERROR_MODULE_LOAD, std::string(kMultiprocessorsSymbol) + " is " +
+                                         std::to_string(bytes) + " bytes, not 4");
+  }
+  if (s.is_ok()) {
+    const uint32_t count = ctx->multiprocessors.load(std::memory_order_relaxed);
+    s = runtime_->memcpy_htod(ptr, &count, sizeof(uint32_t));
+  }
+  if (!s.is_ok()) {
+    s.message = "writing the multiprocessor count into module '" + name + "' on device " +
+                std::to_string(ctx->ordinal) + ": " + s.message;
+  }
+  return s;
+}
+
+uint32_t Library::default_multiprocessors(const hkb_context_s& ctx) const {
+  return options_.multiprocessors != 0 ? options_.multiprocessors : ctx.device_multiprocessors;
+}
+
+Status Library::multiprocessors(hkb_context_s* ctx, uint32_t* count) {
+  LiveLock live;
+  HKB_RETURN_IF_ERROR(enter(ctx, &live));
+  *count = ctx->multiprocessors.load(std::memory_order_relaxed);
+  return Status::ok();
+}
+
+Status Library::set_multiprocessors(hkb_context_s* ctx, uint32_t count) {
+  if (ctx == nullptr) return error(HKB_ERROR_INVALID_ARGUMENT, "null context");
+  if (count > kMaxMultiprocessors) {
+    return error(HKB_ERROR_INVALID_ARGUMENT, "a multiprocessor count is at most " +
+                                                 std::to_string(kMaxMultiprocessors) + ", not " +
+                                                 std::to_string(count));
+  }
+  // Exclusive: no launch or load of this context runs while the modules change.
+  std::unique_lock<std::shared_mutex> life(ctx->life_mu);
+  HKB_RETURN_IF_ERROR(check_alive(ctx));
+  HKB_RETURN_IF_ERROR(runtime_->bind_device(ctx->ordinal));
+  HKB_RETURN_IF_ERROR(runtime_->device_synchronize());  // no kernel reads the count meanwhile
+  const uint32_t previous = ctx->multiprocessors.load(std::memory_order_relaxed);
+  ctx->multiprocessors.store(count != 0 ? count : default_multiprocessors(*ctx),
+                             std::memory_order_relaxed);
+  for (uint32_t i = 0; i < manifest_.modules.size(); ++i) {
+    std::lock_guard<std::mutex> lock(ctx->modules[i].mu);
+    if (void* h = ctx->modules[i].handle.load(std::memory_order_acquire)) {
+      Status s = write_multiprocessors(ctx, i, h);
+      if (!s.is_ok()) {
+        // Modules already rewritten go back to the old count, so all agree.
+        ctx->multiprocessors.store(previous, std::memory_order_relaxed);
+        for (uint32_t j = 0; j < i; ++j) {
+          if (void* hj = ctx->modules[j].handle.load(std::memory_order_acquire))
+            write_multiprocessors(ctx, j, hj);
+        }
+        return s;
+      }
+    }
+  }
+  logger()->info("hkb: device {} kernels split work over {} multiprocessors", ctx->ordinal,
+                 ctx->multiprocessors);
+  return Status::ok();
+}
+
 Status Library::function(hkb_context_s* ctx, const char* name, hkb_function_s** out) {
   HKB_RETURN_IF_ERROR(check_alive(ctx));
   if (name == nullptr) return error(HKB_ERROR_INVALID_ARGUMENT, "null kernel name");
-  const int64_t index = manifest_.find(name);
+  const int64_t index = names_.find(name);
   if (index < 0) {
     return error(HKB_ERROR_UNKNOWN_KERNEL,
                  std::string("no kernel named '") + name +

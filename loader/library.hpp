@@ -5,6 +5,7 @@
 
 #include "bundle_source.hpp"
 #include "manifest.hpp"
+#include "name_index.hpp"
 #include "runtime.hpp"
 #include "status.hpp"
 
@@ -27,6 +28,10 @@ class Context;
 
 struct Options {
   bool debug_sync = false;  // HKB_DEBUG_SYNC: synchronise and check after every launch
+  // HKB_MULTIPROCESSORS: the count written into every module instead of the device's (0: the
+  // device's); an unusable value leaves its message in bad_multiprocessors, reported by context().
+  uint32_t multiprocessors = 0;
+  std::string bad_multiprocessors;
   static Options from_environment();
 };
 
@@ -49,9 +54,9 @@ struct hkb_function_s {
   std::atomic<void*> handle{nullptr};
   const hkb::detail::KernelInfo* info = nullptr;
   hkb_context_s* ctx = nullptr;
-  // Blocks of the tuned block size the device holds at once (occupancy x multiprocessors); 0
+  // Blocks of the tuned block size one multiprocessor holds at once (the runtime's occupancy); 0
   // until the first hkb_launch_config_tuned of a LaunchRule::kResident kernel (tuned_config.cpp).
-  std::atomic<uint32_t> resident_blocks{0};
+  std::atomic<uint32_t> blocks_per_multiprocessor{0};
 };
 
 struct hkb_stream_s {
@@ -65,6 +70,11 @@ struct hkb_context_s {
   int ordinal = -1;
   std::string target;
   std::string device_name;
+  uint32_t device_multiprocessors = 0;
+  // The count written into this context's modules (device_multiprocessors unless overridden);
+  // changed only under life_mu held exclusively; atomic so that hkb_launch_config_tuned reads it
+  // without a lock.
+  std::atomic<uint32_t> multiprocessors{0};
   std::atomic<bool> alive{true};
   // Held shared by every operation that uses the runtime for this context (loads, launches,
   // streams, memory) and exclusively by shutdown, so shutdown never unloads a module or destroys
@@ -87,9 +97,18 @@ class Library {
   Status device_count(int* count);
   Status context(int ordinal, hkb_context_s** out);
 
-  // Kernel by name on a context. Hit: one binary search over the sorted names plus an atomic
-  // load; no lock, no allocation. Miss: loads the module under its lock (double-checked).
+  // Kernel by name on a context. Hit: cached() below. Miss: loads the module under its lock
+  // (double-checked), or names the nearest kernels when there is no such kernel.
   Status function(hkb_context_s* ctx, const char* name, hkb_function_s** out);
+  // The function `name` of a live context if its handle is already loaded, else null (then
+  // function() says why or loads it): one probe of the name index and two atomic loads.
+  static hkb_function_s* cached(hkb_context_s* ctx, const char* name) noexcept {
+    if (!ctx->alive.load(std::memory_order_acquire)) return nullptr;
+    const int64_t index = ctx->lib->names_.find(name);
+    if (index < 0) return nullptr;
+    hkb_function_s* fn = &ctx->functions[index];
+    return fn->handle.load(std::memory_order_acquire) != nullptr ? fn : nullptr;
+  }
   Status launch(hkb_function_s* fn, const hkb_launch_config& config, hkb_stream_s* stream,
                 void* const* args, const size_t* arg_sizes, size_t num_args);
   // hkb_launch_config_tuned: the launch of `n` elements the kernel's manifest rule gives
@@ -107,6 +126,12 @@ class Library {
   Status memcpy_dtoh(hkb_context_s* ctx, void* dst, uint64_t src, size_t bytes);
   Status memcpy_dtod(hkb_context_s* ctx, uint64_t dst, uint64_t src, size_t bytes);
   Status memset_d8(hkb_context_s* ctx, uint64_t dst, uint8_t value, size_t bytes);
+
+  // The multiprocessor count the context's modules hold, and setting it in every module loaded
+  // and to be loaded (0: back to HKB_MULTIPROCESSORS, else the device's), after the device
+  // finishes its work, since kernels read it while they run; the context's other operations wait.
+  Status multiprocessors(hkb_context_s* ctx, uint32_t* count);
+  Status set_multiprocessors(hkb_context_s* ctx, uint32_t count);
 
   // Loads module `index` on `ctx` if needed (used by lookups, and by `hkb doctor` for all).
   Status ensure_module(hkb_context_s* ctx, uint32_t index, void** handle);
@@ -128,9 +153,13 @@ class Library {
   // enter() plus binding the context's device on this thread.
   Status bind(hkb_context_s* ctx, LiveLock* lock);
   Status ensure_module_locked(hkb_context_s* ctx, uint32_t index, void** handle);
+  uint32_t default_multiprocessors(const hkb_context_s& ctx) const;
+  // Writes ctx->multiprocessors into module `index` (handle `module`) of ctx, device bound.
+  Status write_multiprocessors(hkb_context_s* ctx, uint32_t index, void* module);
 
   std::unique_ptr<Runtime> runtime_;
   Manifest manifest_;
+  NameIndex names_;  // of manifest_.kernels
   std::unique_ptr<BundleSource> source_;
   Options options_;
   std::mutex contexts_mu_;

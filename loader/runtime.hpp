@@ -42,6 +42,9 @@ class Runtime {
   virtual Status module_load(const void* image, size_t size, void** module, std::string* log) = 0;
   virtual Status module_unload(void* module) = 0;
   virtual Status module_function(void* module, const char* name, void** function) = 0;
+  // Device address and size of the global variable `name` of a loaded module; *ptr = 0 when the
+  // module has no such global (not an error).
+  virtual Status module_global(void* module, const char* name, uint64_t* ptr, size_t* bytes) = 0;
 
   virtual Status launch(void* function, Dim3 grid, Dim3 block, uint32_t shared_mem, void* stream,
                         void** params) = 0;

@@ -9,6 +9,7 @@
 #include "runtime.hpp"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -129,6 +130,7 @@ class CpuRuntime final : public Runtime {
     t_bound = ordinal;
     return Status::ok();
   }
+
   Status module_load(const void* image, size_t size, void** module, std::string* log) override {
     const std::string member = "cpu-wave" + std::to_string(waves_[t_bound]);
     const uint8_t* so = nullptr;
@@ -187,6 +189,19 @@ class CpuRuntime final : public Runtime {
     std::lock_guard<std::mutex> lock(m->mu);
     m->functions.push_back(CpuFunction{m->launch, invoke});
     *function = &m->functions.back();
+    return Status::ok();
+  }
+  Status module_global(void* module, const char* name, uint64_t* ptr, size_t* bytes) override {
+    auto* m = static_cast<CpuModule*>(module);
+    void* p = dlsym(m->dl, name);  // host memory is device memory here
+    *ptr = reinterpret_cast<uint64_t>(p);
+    *bytes = 0;
+    if (p == nullptr) return Status::ok();
+    Dl_info info;
+    ElfW(Sym)* sym = nullptr;
+    if (dladdr1(p, &info, reinterpret_cast<void**>(&sym), RTLD_DL_SYMENT) == 0 || sym == nullptr)
+      return error(HKB_ERROR_MODULE_LOAD, std::string("dladdr1 found no symbol entry for ") + name);
+    *bytes = sym->st_size;
     return Status::ok();
   }
   Status launch(void* function, Dim3 g, Dim3 b, uint32_t shared, void*, void** params) override {

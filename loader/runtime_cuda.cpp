@@ -4,8 +4,9 @@
 
 #include <cuda.h>
 
+#include <atomic>
+#include <memory>
 #include <mutex>
-#include <vector>
 
 namespace hkb::detail {
 
@@ -25,8 +26,8 @@ Status cu_status(CUresult r, const char* call, hkb_status code = HKB_ERROR_RUNTI
 class CudaRuntime final : public Runtime {
  public:
   ~CudaRuntime() override {
-    for (size_t i = 0; i < contexts_.size(); ++i) {
-      if (contexts_[i] != nullptr) cuDevicePrimaryCtxRelease(static_cast<CUdevice>(i));
+    for (int i = 0; i < device_count_; ++i) {
+      if (contexts_[i].load() != nullptr) cuDevicePrimaryCtxRelease(static_cast<CUdevice>(i));
     }
   }
   const char* name() const override { return "cuda"; }
@@ -63,15 +64,6 @@ class CudaRuntime final : public Runtime {
     *name = buf;
     return Status::ok();
   }
-  Status device_multiprocessors(int ordinal, uint32_t* count) override {
-    HKB_RETURN_IF_ERROR(init());
-    int n = 0;
-    HKB_RETURN_IF_ERROR(
-        cu_status(cuDeviceGetAttribute(&n, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, ordinal),
-                  "cuDeviceGetAttribute(MULTIPROCESSOR_COUNT)"));
-    *count = static_cast<uint32_t>(n);
-    return Status::ok();
-  }
   Status occupancy(void* function, uint32_t block_threads, uint32_t shared_mem,
                    uint32_t* blocks) override {
     int n = 0;
@@ -82,21 +74,36 @@ class CudaRuntime final : public Runtime {
     *blocks = static_cast<uint32_t>(n);
     return Status::ok();
   }
+  // Every launch binds: after the first retain this is two atomic loads and cuCtxGetCurrent.
   Status bind_device(int ordinal) override {
     HKB_RETURN_IF_ERROR(init());
-    CUcontext ctx = nullptr;
-    {
+    if (ordinal < 0 || ordinal >= device_count_) {
+      return error(HKB_ERROR_NO_DEVICE, "CUDA device " + std::to_string(ordinal) +
+                                            " does not exist (" + std::to_string(device_count_) +
+                                            " present)");
+    }
+    CUcontext ctx = contexts_[ordinal].load(std::memory_order_acquire);
+    if (ctx == nullptr) {
       std::lock_guard<std::mutex> lock(mu_);
-      if (static_cast<size_t>(ordinal) >= contexts_.size()) contexts_.resize(ordinal + 1, nullptr);
-      if (contexts_[ordinal] == nullptr) {
-        HKB_RETURN_IF_ERROR(cu_status(cuDevicePrimaryCtxRetain(&contexts_[ordinal], ordinal),
-                                      "cuDevicePrimaryCtxRetain"));
+      ctx = contexts_[ordinal].load(std::memory_order_relaxed);
+      if (ctx == nullptr) {
+        HKB_RETURN_IF_ERROR(
+            cu_status(cuDevicePrimaryCtxRetain(&ctx, ordinal), "cuDevicePrimaryCtxRetain"));
+        contexts_[ordinal].store(ctx, std::memory_order_release);
       }
-      ctx = contexts_[ordinal];
     }
     CUcontext current = nullptr;
     if (cuCtxGetCurrent(&current) == CUDA_SUCCESS && current == ctx) return Status::ok();
     return cu_status(cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+  }
+  Status device_multiprocessors(int ordinal, uint32_t* count) override {
+    HKB_RETURN_IF_ERROR(init());
+    int n = 0;
+    HKB_RETURN_IF_ERROR(
+        cu_status(cuDeviceGetAttribute(&n, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, ordinal),
+                  "cuDeviceGetAttribute(MULTIPROCESSOR_COUNT)"));
+    *count = static_cast<uint32_t>(n);
+    return Status::ok();
   }
   Status module_load(const void* image, size_t, void** module, std::string* log) override {
     char info[4096] = {}, err[4096] = {};
@@ -119,6 +126,20 @@ class CudaRuntime final : public Runtime {
     HKB_RETURN_IF_ERROR(cu_status(cuModuleGetFunction(&f, static_cast<CUmodule>(module), name),
                                   "cuModuleGetFunction", HKB_ERROR_MODULE_LOAD));
     *function = f;
+    return Status::ok();
+  }
+  Status module_global(void* module, const char* name, uint64_t* ptr, size_t* bytes) override {
+    CUdeviceptr p = 0;
+    size_t n = 0;
+    const CUresult r = cuModuleGetGlobal(&p, &n, static_cast<CUmodule>(module), name);
+    if (r == CUDA_ERROR_NOT_FOUND) {
+      *ptr = 0;
+      *bytes = 0;
+      return Status::ok();
+    }
+    HKB_RETURN_IF_ERROR(cu_status(r, "cuModuleGetGlobal", HKB_ERROR_MODULE_LOAD));
+    *ptr = p;
+    *bytes = n;
     return Status::ok();
   }
   Status launch(void* function, Dim3 g, Dim3 b, uint32_t shared, void* stream,
@@ -195,16 +216,31 @@ class CudaRuntime final : public Runtime {
 
  private:
   Status init() {
-    std::call_once(init_once_, [this] { init_result_ = cuInit(0); });
+    // Every launch binds and so inits: after the first, one acquire load (call_once's TLS
+    // bookkeeping cost more than the rest of the bind).
+    if (ready_.load(std::memory_order_acquire)) return Status::ok();
+    std::call_once(init_once_, [this] {
+      init_result_ = cuInit(0);
+      if (init_result_ == CUDA_SUCCESS) {
+        init_call_ = "cuDeviceGetCount";
+        init_result_ = cuDeviceGetCount(&device_count_);
+      }
+      if (init_result_ == CUDA_SUCCESS)
+        contexts_ = std::make_unique<std::atomic<CUcontext>[]>(device_count_);
+    });
     if (init_result_ == CUDA_ERROR_NO_DEVICE) {
       return error(HKB_ERROR_NO_DEVICE, "cuInit: no CUDA device");
     }
-    return cu_status(init_result_, "cuInit");
+    if (init_result_ == CUDA_SUCCESS) ready_.store(true, std::memory_order_release);
+    return cu_status(init_result_, init_call_);
   }
+  std::atomic<bool> ready_{false};  // init succeeded
   std::once_flag init_once_;
   CUresult init_result_ = CUDA_SUCCESS;
-  std::mutex mu_;
-  std::vector<CUcontext> contexts_;
+  const char* init_call_ = "cuInit";  // the call init_result_ came from
+  int device_count_ = 0;
+  std::mutex mu_;  // serialises the first retain of a device's primary context
+  std::unique_ptr<std::atomic<CUcontext>[]> contexts_;  // one per device, null until retained
 };
 
 }  // namespace

@@ -68,6 +68,7 @@ class HipRuntime final : public Runtime {
     if (hipGetDevice(&current) == hipSuccess && current == ordinal) return Status::ok();
     return hip_status(hipSetDevice(ordinal), "hipSetDevice");
   }
+
   Status module_load(const void* image, size_t, void** module, std::string* log) override {
     hipModule_t m = nullptr;
     const hipError_t e = hipModuleLoadData(&m, image);
@@ -86,6 +87,20 @@ class HipRuntime final : public Runtime {
     HKB_RETURN_IF_ERROR(hip_status(hipModuleGetFunction(&f, static_cast<hipModule_t>(module), name),
                                    "hipModuleGetFunction", HKB_ERROR_MODULE_LOAD));
     *function = f;
+    return Status::ok();
+  }
+  Status module_global(void* module, const char* name, uint64_t* ptr, size_t* bytes) override {
+    hipDeviceptr_t p = nullptr;
+    size_t n = 0;
+    const hipError_t e = hipModuleGetGlobal(&p, &n, static_cast<hipModule_t>(module), name);
+    if (e == hipErrorNotFound) {
+      *ptr = 0;
+      *bytes = 0;
+      return Status::ok();
+    }
+    HKB_RETURN_IF_ERROR(hip_status(e, "hipModuleGetGlobal", HKB_ERROR_MODULE_LOAD));
+    *ptr = reinterpret_cast<uint64_t>(p);
+    *bytes = n;
     return Status::ok();
   }
   Status launch(void* function, Dim3 g, Dim3 b, uint32_t shared, void* stream,

@@ -51,27 +51,25 @@ Status Library::tuned_config(hkb_function_s* fn, uint64_t n, hkb_launch_config* 
     case LaunchRule::kResident:
       break;
   }
-  uint32_t resident = fn->resident_blocks.load(std::memory_order_relaxed);
-  if (resident == 0) {
+  uint32_t per_mp = fn->blocks_per_multiprocessor.load(std::memory_order_relaxed);
+  if (per_mp == 0) {
     LiveLock live;
     HKB_RETURN_IF_ERROR(bind(fn->ctx, &live));
     void* handle = fn->handle.load(std::memory_order_acquire);
     if (handle == nullptr) {
       return error(HKB_ERROR_INVALID_ARGUMENT, k.name + ": function handle was never loaded");
     }
-    uint32_t per_mp = 0, mps = 0;
     HKB_RETURN_IF_ERROR(runtime_->occupancy(handle, kBlock, 0, &per_mp));
-    HKB_RETURN_IF_ERROR(runtime_->device_multiprocessors(fn->ctx->ordinal, &mps));
-    if (per_mp == 0 || mps == 0) {
-      return error(HKB_ERROR_RUNTIME, k.name + ": the runtime reports " + std::to_string(per_mp) +
-                                          " resident blocks of 1024 threads per multiprocessor "
-                                          "and " +
-                                          std::to_string(mps) + " multiprocessors on device " +
+    if (per_mp == 0) {
+      return error(HKB_ERROR_RUNTIME, k.name + ": the runtime reports no resident block of " +
+                                          std::to_string(kBlock) + " threads on device " +
                                           std::to_string(fn->ctx->ordinal));
     }
-    resident = per_mp * mps;
-    fn->resident_blocks.store(resident, std::memory_order_relaxed);  // same value if threads race
+    fn->blocks_per_multiprocessor.store(per_mp, std::memory_order_relaxed);  // same if raced
   }
+  // The count the kernels' work split reads (the device's, or the caller's override).
+  const uint64_t resident =
+      static_cast<uint64_t>(per_mp) * fn->ctx->multiprocessors.load(std::memory_order_relaxed);
   *out = one_dimensional(static_cast<uint32_t>(need < resident ? need : resident));
   return Status::ok();
 }

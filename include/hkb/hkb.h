@@ -93,6 +93,13 @@ HKB_API hkb_status hkb_context_ordinal(hkb_context ctx, int* ordinal);
 HKB_API hkb_status hkb_context_target(hkb_context ctx, char* buf, size_t len);
 /* Waits for all work on the context's device. */
 HKB_API hkb_status hkb_context_synchronize(hkb_context ctx);
+/* Multiprocessors (SMs, compute units) the context's kernels split their work over: hkb writes
+ * the count into every module it loads; by default the device's own, or HKB_MULTIPROCESSORS. */
+HKB_API hkb_status hkb_context_multiprocessors(hkb_context ctx, uint32_t* count);
+/* Sets that count (1 to 65536; 0 restores the default) for every module of the context, loaded or
+ * not, e.g. for a process that runs on part of the GPU. Waits for the device's work first, and
+ * the context's other calls wait for it. Results never depend on the count, only speed. */
+HKB_API hkb_status hkb_context_set_multiprocessors(hkb_context ctx, uint32_t count);
 
 /* Look a kernel up by name; loads its module on this device on first use (once, thread-safe).
  * A repeated lookup takes no lock and allocates nothing. */

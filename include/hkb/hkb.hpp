@@ -284,6 +284,16 @@ class Device {
   Stream create_stream() const { return Stream(ctx_); }
   // Waits for all work on this device.
   void synchronize() const { check(hkb_context_synchronize(ctx_)); }
+  // Multiprocessors the kernels split their work over (hkb_context_multiprocessors).
+  uint32_t multiprocessors() const {
+    uint32_t n = 0;
+    check(hkb_context_multiprocessors(ctx_, &n));
+    return n;
+  }
+  // Sets that count; 0 restores the default (hkb_context_set_multiprocessors).
+  void set_multiprocessors(uint32_t count) const {
+    check(hkb_context_set_multiprocessors(ctx_, count));
+  }
   // The C handle.
   hkb_context get() const noexcept { return ctx_; }
 

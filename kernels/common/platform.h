@@ -52,6 +52,18 @@
 #define HKB_WAVE_SIZE 32
 #endif
 
+// The device's multiprocessor count: hkb's loader writes it into every module right after loading
+// it (loader/library.cpp; `hkb check` requires the symbol); 0 in a code object loaded some other
+// way. A module is one translation unit, so this header defines it once per module.
+#if defined(HKB_PLATFORM_CPU)
+#define HKB_MODULE_GLOBAL __attribute__((visibility("default"), used))
+#else
+#define HKB_MODULE_GLOBAL __constant__
+#endif
+extern "C" {
+HKB_MODULE_GLOBAL uint32_t hkb_multiprocessors = 0;
+}
+
 namespace hkb {
 
 // Global linear thread index and grid stride as 64-bit values: grids of 2^32 threads or more and
@@ -63,10 +75,13 @@ HKB_DEVICE uint64_t grid_stride() {
   return static_cast<uint64_t>(gridDim.x) * blockDim.x;
 }
 
-// Multiprocessors of the device as the kernel can tell them: NVIDIA's %nsmid (SM identifiers, at
-// least the SM count); AMD code cannot read its compute-unit count and takes tuning.h's per-target
+// Multiprocessors of the device: the count the loader wrote, the same global on both vendors so
+// that the H100 tests the AMD path (a constant-bank operand on NVIDIA, a scalar load on AMD).
+// Unwritten: NVIDIA's %nsmid (SM identifiers, at least the SM count), AMD tuning.h's per-target
 // guess. Only work splits use it, never correctness.
 HKB_DEVICE uint32_t multiprocessors() {
+  const uint32_t written = hkb_multiprocessors;
+  if (written != 0) return written;
 #if defined(HKB_PLATFORM_NVIDIA) && !defined(HKB_MULTIPROCESSORS)
   uint32_t n;
   asm("mov.u32 %0, %%nsmid;" : "=r"(n));

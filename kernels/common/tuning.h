@@ -12,9 +12,9 @@ namespace hkb {
 namespace tuning {
 
 // ---------------------------------------------------------------------------------------------
-// Target: compute units of an AMD target (its code cannot read them; NVIDIA's reads %nsmid). The
-// count of the target's largest common part: work splits only, a guess no AMD GPU measured.
-// HKB_MULTIPROCESSORS (a CMake option) names the count of the GPU the bundle is for.
+// Target: compute units of an AMD target, for code objects loaded without hkb (hkb's loader writes
+// the device's count, platform.h). The count of the target's largest common part: work splits
+// only. HKB_MULTIPROCESSORS (a CMake option) names the count of the GPU the bundle is for.
 #if defined(HKB_MULTIPROCESSORS)
 constexpr uint32_t kAmdComputeUnits = HKB_MULTIPROCESSORS;
 #elif defined(__gfx908__)

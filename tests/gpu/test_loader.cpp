@@ -3,7 +3,10 @@
 // the foundation modules (affine, fill) serve as the test subjects.
 #include "gpu/gpu_test.hpp"
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <thread>
 
 namespace {
@@ -11,6 +14,12 @@ namespace {
 using gpu_test::GpuTest;
 
 class LoaderTest : public GpuTest {};
+
+// affine_f32's arguments for out = 2 * in - 1 over n contiguous elements (LaunchArgs points into
+// itself, so it is filled in place).
+void contiguous_affine(hkb::LaunchArgs* args, size_t n, hkb_devptr in, hkb_devptr out) {
+  args->arg(n).arg(size_t{1}).arg(hkb_devptr{0}).arg(in).arg(out).arg(2.0f).arg(-1.0f);
+}
 
 TEST_F(LoaderTest, UnknownNameListsNearestNames) {
   hkb_function fn = nullptr;
@@ -61,13 +70,7 @@ TEST_F(LoaderTest, LaunchOnAStream) {
   auto in = device().upload(host);
   auto out = device().alloc<float>(host.size());
   hkb::LaunchArgs args;
-  args.arg(host.size())
-      .arg(size_t{1})
-      .arg(hkb_devptr{0})
-      .arg(in.ptr())
-      .arg(out.ptr())
-      .arg(2.0f)
-      .arg(-1.0f);
+  contiguous_affine(&args, host.size(), in.ptr(), out.ptr());
   device()
       .function("affine_f32")
       .launch(hkb::LaunchConfig::for_num_elems(static_cast<uint32_t>(host.size())), args,
@@ -102,6 +105,68 @@ TEST_F(LoaderTest, ConcurrentFirstLookupsLoadTheModuleOnce) {
     ASSERT_EQ(status[t], HKB_SUCCESS);
     EXPECT_EQ(got[t], got[t % 4]);
   }
+}
+
+// Seconds of affine_f32 over `in` into `out` under candle's geometry (its contiguous path splits
+// the work over the busy blocks that the multiprocessor count sets), the median of 5 runs; the
+// outputs must be exact every time.
+double timed_affine(const hkb::Device& dev, const hkb::DeviceBuffer<float>& in,
+                    const hkb::DeviceBuffer<float>& out, const std::vector<float>& host) {
+  hkb::LaunchArgs args;
+  contiguous_affine(&args, host.size(), in.ptr(), out.ptr());
+  const hkb::Function fn = dev.function("affine_f32");
+  const auto cfg = hkb::LaunchConfig::for_num_elems(static_cast<uint32_t>(host.size()));
+  std::vector<double> t;
+  for (int r = 0; r < 5; ++r) {
+    hkb::check(hkb_memset_d8(dev.get(), out.ptr(), 0, host.size() * sizeof(float)));
+    dev.synchronize();
+    const auto t0 = std::chrono::steady_clock::now();
+    fn.launch(cfg, args);
+    dev.synchronize();
+    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    const auto got = out.download();
+    for (size_t i = 0; i < host.size(); ++i) {
+      if (got[i] != 2.0f * host[i] - 1.0f) {
+        ADD_FAILURE() << "element " << i << ": " << got[i] << " with " << dev.multiprocessors()
+                      << " multiprocessors";
+        return 0;
+      }
+    }
+  }
+  std::sort(t.begin(), t.end());
+  return t[2];
+}
+
+TEST_F(LoaderTest, MultiprocessorCountSetsTheWorkSplitNotTheResults) {
+  const uint32_t own = device().multiprocessors();
+  ASSERT_GT(own, 0u);
+  struct Restore {  // later tests get the device's own count whatever fails here
+    hkb_context ctx;
+    ~Restore() { hkb_context_set_multiprocessors(ctx, 0); }
+  } restore{device().get()};
+  const bool cpu = std::string(hkb_platform()) == "cpu";
+  // GPU: 64 MiB each way, so one busy block is far slower than a full device.
+  const size_t n = cpu ? 300001 : (size_t{1} << 24) + 3;
+  std::vector<float> host(n);
+  for (size_t i = 0; i < n; ++i) host[i] = static_cast<float>(i % 4096);
+  const auto in = device().upload(host);
+  const auto out = device().alloc<float>(n);
+  const double full = timed_affine(device(), in, out, host);
+  double one = 0;
+  for (const uint32_t count : {1u, 3u, own * 4, 65536u}) {
+    device().set_multiprocessors(count);
+    EXPECT_EQ(device().multiprocessors(), count);
+    const double t = timed_affine(device(), in, out, host);
+    if (count == 1) one = t;
+  }
+  device().set_multiprocessors(0);
+  EXPECT_EQ(device().multiprocessors(), own);
+  EXPECT_EQ(hkb_context_set_multiprocessors(device().get(), 65537), HKB_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(device().multiprocessors(), own);
+  std::printf("affine_f32, %zu elements: %.1f us over %u multiprocessors, %.1f us over 1\n", n,
+              full * 1e6, own, one * 1e6);
+  // On a GPU the kernel read the count: one busy block (count 1) leaves the device mostly idle.
+  if (!cpu) EXPECT_GT(one, 4 * full) << "the work split did not follow the count";
 }
 
 TEST_F(LoaderTest, TargetIsReported) {

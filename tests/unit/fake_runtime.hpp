@@ -28,9 +28,16 @@ struct State {
   std::vector<std::string> launched_kernels;
   std::vector<int> bound_device_at_load;
   int current = -1;
-  uint32_t multiprocessors = 110;     // what device_multiprocessors reports
+  uint32_t multiprocessors = 104;     // every fake device's
   uint32_t occupancy_threads = 2048;  // occupancy: blocks = this / block threads
   std::atomic<int> occupancy_queries{0};
+  size_t global_bytes = 4;  // of each module's hkb_multiprocessors; 0: modules lack it
+};
+
+// A loaded fake module: `id` first, read as an int by module_function.
+struct Module {
+  int id = 0;
+  uint32_t multiprocessors = 0;  // the module's hkb_multiprocessors
 };
 
 class Runtime final : public hkb::detail::Runtime {
@@ -71,11 +78,18 @@ class Runtime final : public hkb::detail::Runtime {
     s_->loads++;
     std::lock_guard<std::mutex> l(s_->mu);
     s_->bound_device_at_load.push_back(s_->current);
-    *module = new int(s_->loads.load());
+    *module = new Module{s_->loads.load()};
     return Status::ok();
   }
   Status module_unload(void* module) override {
-    delete static_cast<int*>(module);
+    delete static_cast<Module*>(module);
+    return Status::ok();
+  }
+
+  Status module_global(void* module, const char* name, uint64_t* ptr, size_t* bytes) override {
+    const bool known = std::strcmp(name, "hkb_multiprocessors") == 0 && s_->global_bytes != 0;
+    *ptr = known ? reinterpret_cast<uint64_t>(&static_cast<Module*>(module)->multiprocessors) : 0;
+    *bytes = known ? s_->global_bytes : 0;
     return Status::ok();
   }
   Status module_function(void* module, const char* name, void** function) override {

@@ -220,6 +220,13 @@ TEST_F(LibraryTest, TunedConfigFollowsTheManifestRule) {
   }
   EXPECT_EQ(state.occupancy_queries.load(), 1);  // asked once, then cached
   hkb_launch_config got{};
+  // The grid follows the count the kernels' split reads, an override included.
+  ASSERT_TRUE(lib->set_multiprocessors(ctx, 3).is_ok());
+  ASSERT_TRUE(lib->tuned_config(affine, uint64_t{1} << 32, &got).is_ok());
+  EXPECT_EQ(got.grid[0], 6u);
+  ASSERT_TRUE(lib->set_multiprocessors(ctx, 0).is_ok());
+  ASSERT_TRUE(lib->tuned_config(affine, uint64_t{1} << 32, &got).is_ok());
+  EXPECT_EQ(got.grid[0], 220u);
   auto s = lib->tuned_config(fill_u8, uint64_t{1} << 41, &got);
   EXPECT_EQ(s.code, HKB_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(s.message.find("more than a grid holds"), std::string::npos) << s.message;
@@ -243,7 +250,7 @@ TEST_F(LibraryTest, TunedConfigRejectsAKernelThatFitsNoBlock) {
   hkb_launch_config got{};
   const auto s = lib->tuned_config(f, 4096, &got);
   EXPECT_EQ(s.code, HKB_ERROR_RUNTIME);
-  EXPECT_NE(s.message.find("affine_bf16: the runtime reports 0 resident blocks"), std::string::npos)
+  EXPECT_NE(s.message.find("affine_bf16: the runtime reports no resident block of 1024 threads"), std::string::npos)
       << s.message;
 }
 

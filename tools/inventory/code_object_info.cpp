@@ -103,6 +103,23 @@ class Elf {
     return true;
   }
 
+  // Names of the defined data objects (STT_OBJECT symbols with a section) of every symbol table.
+  std::vector<std::string> object_symbols() const {
+    std::vector<std::string> out;
+    for (const Section& s : sections_) {
+      if (s.type != kShtSymtab || s.nobits || s.link >= sections_.size()) continue;
+      for (uint64_t off = 0; off + 24 <= s.size; off += 24) {
+        const uint8_t* sym = bytes(s) + off;
+        std::string name;
+        if ((sym[4] & 0xf) == 1 && rd<uint16_t>(sym + 6) != 0 &&
+            cstring(sections_[s.link], rd<uint32_t>(sym), &name)) {
+          out.push_back(std::move(name));
+        }
+      }
+    }
+    return out;
+  }
+
   const uint8_t* bytes(const Section& s) const { return data_ + s.offset; }
   uint16_t machine() const { return machine_; }
   uint32_t flags() const { return flags_; }
@@ -379,6 +396,15 @@ Status read_cubin(const uint8_t* data, size_t size, std::string_view origin,
   return Status::ok();
 }
 
+Status read_elf_globals(const uint8_t* data, size_t size, std::string_view origin,
+                        std::vector<std::string>* globals) {
+  Elf elf;
+  HKB_RETURN_IF_ERROR(elf.open(data, size, origin));
+  *globals = elf.object_symbols();
+  std::sort(globals->begin(), globals->end());
+  return Status::ok();
+}
+
 namespace {
 
 // CUDA fatbin container: a 16-byte header (magic 0xBA55ED50, version u16, header size u16,
@@ -420,6 +446,8 @@ Status read_fatbin(const uint8_t* data, size_t size, std::string_view origin,
               "--no-compress, or inspect it with cuobjdump -elf)";
         } else {
           HKB_RETURN_IF_ERROR(read_cubin(data + e + entry_header, payload, where, &img.kernels));
+          HKB_RETURN_IF_ERROR(
+              read_elf_globals(data + e + entry_header, payload, where, &img.globals));
         }
         images->push_back(std::move(img));
       }
@@ -446,6 +474,7 @@ Status read_module_file(const uint8_t* data, size_t size, std::string_view origi
       img.target = e.target;
       const std::string where = std::string(origin) + " [" + e.target + "]";
       HKB_RETURN_IF_ERROR(read_amdgpu_elf(data + e.offset, e.size, where, &img.kernels));
+      HKB_RETURN_IF_ERROR(read_elf_globals(data + e.offset, e.size, where, &img.globals));
       images->push_back(std::move(img));
     }
     if (images->empty()) {
@@ -467,6 +496,7 @@ Status read_module_file(const uint8_t* data, size_t size, std::string_view origi
       const size_t dd = isa.find("--");
       img.target = dd == std::string::npos ? isa : isa.substr(dd + 2);
     }
+    HKB_RETURN_IF_ERROR(read_elf_globals(data, size, origin, &img.globals));
     images->push_back(std::move(img));
     return Status::ok();
   }

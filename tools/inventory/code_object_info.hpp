@@ -44,8 +44,9 @@ enum class ImageKind { kAmdgpu, kCubin };
 
 struct TargetImage {
   ImageKind kind = ImageKind::kAmdgpu;
-  std::string target;               // "gfx90a:xnack-" (bundle entry ID), "sm_90" for a cubin
-  std::vector<KernelMeta> kernels;  // sorted by name
+  std::string target;                // "gfx90a:xnack-" (bundle entry ID), "sm_90" for a cubin
+  std::vector<KernelMeta> kernels;   // sorted by name
+  std::vector<std::string> globals;  // defined data symbols (device globals), sorted
   std::string note;  // set when the image's kernels could not be read but that is not an error
 };
 
@@ -56,6 +57,10 @@ Status read_amdgpu_elf(const uint8_t* data, size_t size, std::string_view origin
 // Kernels of one CUDA cubin from its `.nv.info.<kernel>` sections.
 Status read_cubin(const uint8_t* data, size_t size, std::string_view origin,
                   std::vector<KernelMeta>* kernels, std::string* sm_target = nullptr);
+
+// Names of the defined data objects of one ELF code object (AMDGPU or cubin), sorted.
+Status read_elf_globals(const uint8_t* data, size_t size, std::string_view origin,
+                        std::vector<std::string>* globals);
 
 // Every target image of a module file: a clang offload bundle (each AMDGPU entry), a bare
 // AMDGPU ELF, a CUDA fatbin (each cubin entry) or a bare cubin. Fails on anything else, on a

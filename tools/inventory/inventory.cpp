@@ -178,6 +178,13 @@ void check_image(const Manifest& m, uint32_t module, const std::string& file,
     }
     return;
   }
+  if (!std::binary_search(img.globals.begin(), img.globals.end(),
+                          hkb::detail::kMultiprocessorsSymbol)) {
+    r->errors.push_back(
+        where + ": no " + hkb::detail::kMultiprocessorsSymbol +
+        " global, so the loader cannot give its kernels the device's "
+        "multiprocessor count (kernels/common/platform.h defines it; stale build?)");
+  }
   std::map<std::string, const KernelMeta*> by_name;
   for (const auto& k : img.kernels) by_name[k.name] = &k;
   for (const auto& k : m.kernels) {

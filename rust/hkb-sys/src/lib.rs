@@ -138,6 +138,10 @@ extern "C" {
     pub fn hkb_context_target(ctx: hkb_context, buf: *mut c_char, len: usize) -> hkb_status;
     /// Waits for all work on the context's device.
     pub fn hkb_context_synchronize(ctx: hkb_context) -> hkb_status;
+    /// Multiprocessors the context's kernels split their work over.
+    pub fn hkb_context_multiprocessors(ctx: hkb_context, count: *mut u32) -> hkb_status;
+    /// Sets that count for every module of the context (0: the default).
+    pub fn hkb_context_set_multiprocessors(ctx: hkb_context, count: u32) -> hkb_status;
 
     /// Looks a kernel up by name, loading its module on first use.
     pub fn hkb_function_get(

@@ -199,6 +199,22 @@ impl Device {
         check(unsafe { sys::hkb_context_synchronize(self.raw()) })
     }
 
+    /// Multiprocessors the kernels split their work over: the device's own unless
+    /// `HKB_MULTIPROCESSORS` or [`Device::set_multiprocessors`] says otherwise.
+    pub fn multiprocessors(&self) -> Result<u32> {
+        let mut n: u32 = 0;
+        // SAFETY: valid context and out-pointer.
+        check(unsafe { sys::hkb_context_multiprocessors(self.raw(), &mut n) })?;
+        Ok(n)
+    }
+
+    /// Sets that count (1 to 65536; 0 restores the default) for every module of the device,
+    /// after its work finishes. Results never depend on it, only speed.
+    pub fn set_multiprocessors(&self, count: u32) -> Result<()> {
+        // SAFETY: valid context.
+        check(unsafe { sys::hkb_context_set_multiprocessors(self.raw(), count) })
+    }
+
     /// The device's default stream (what `Function::launch` uses).
     pub fn default_stream(&self) -> Stream {
         Stream {

@@ -69,6 +69,23 @@ mod tests {
     }
 
     #[test]
+    fn multiprocessor_count_is_set_and_restored_where_a_device_exists() {
+        if !matches!(Device::count(), Ok(n) if n > 0) {
+            println!("no device: the multiprocessor count is not checked");
+            return;
+        }
+        let d = Device::new(0).unwrap();
+        let own = d.multiprocessors().unwrap();
+        assert!(own > 0);
+        d.set_multiprocessors(3).unwrap();
+        assert_eq!(d.multiprocessors().unwrap(), 3);
+        let err = d.set_multiprocessors(65537).unwrap_err();
+        assert_eq!(err.status(), sys::HKB_ERROR_INVALID_ARGUMENT, "{err}");
+        d.set_multiprocessors(0).unwrap();
+        assert_eq!(d.multiprocessors().unwrap(), own);
+    }
+
+    #[test]
     fn ordinal_beyond_c_int_is_no_device() {
         let err = Device::new(usize::MAX).unwrap_err();
         assert_eq!(err.status(), sys::HKB_ERROR_NO_DEVICE);

@@ -3,6 +3,9 @@
 // repository root):
 //   nvcc -x cu -O3 -fatbin -gencode=arch=compute_90,code=sm_90 \
 //     tests/data/inventory/tiny.cu -o tests/data/inventory/tiny.fatbin
+// The global every hkb module defines (kernels/common/platform.h); `hkb check` requires it.
+extern "C" __constant__ unsigned hkb_multiprocessors = 0;
+
 extern "C" __global__ void tiny_axpy(unsigned long numel, float a, const float* x, float* y) {
   const unsigned long i = blockIdx.x * 64ul + threadIdx.x;
   if (i < numel) y[i] = a * x[i] + y[i];

@@ -6,6 +6,9 @@
 //     tests/data/inventory/tiny.hip -o tests/data/inventory/tiny.hsaco
 #define __global__ __attribute__((global))
 
+// The global every hkb module defines (kernels/common/platform.h); `hkb check` requires it.
+extern "C" __attribute__((constant)) unsigned hkb_multiprocessors = 0;
+
 // numel at 0, a at 8, x at 16 (8-aligned after the 4-byte float), y at 24.
 extern "C" __global__ void tiny_axpy(unsigned long numel, float a, const float* x, float* y) {
   const unsigned long i =
