@@ -160,10 +160,10 @@ Status CpuSharedUsage::read(const uint8_t* elf, size_t size, std::string_view dy
       }
       int64_t to = sym_function[sym];
       if (to < 0 && syms[sym].type == kSection && syms[sym].shndx < shnum) {
-        int64_t target =
-            static_cast<int64_t>(sections[syms[sym].shndx].addr) + get<int64_t>(r + 16);
+        // Unsigned: a crafted addend wraps instead of overflowing.
+        uint64_t target = sections[syms[sym].shndx].addr + get<uint64_t>(r + 16);
         if (machine == kMachineX86_64 && (type == kX86Pc32 || type == kX86Plt32)) target += 4;
-        to = function_at(static_cast<uint64_t>(target));
+        to = function_at(target);
       }
       if (to >= 0 && to != from) f.calls.push_back(static_cast<uint32_t>(to));
     }

@@ -43,8 +43,14 @@ Status assemble_library_parts(DeviceKinds kinds, const char* flavour, std::uniqu
 // (-DHKB_CPU_MODULES=ON).
 Status make_library_parts(LibraryParts* out);
 
-// Member names of a CPU module archive ("cpu-wave64", "cpu-wave32"), for `hkb doctor`.
+// The members of a CPU module archive ("cpu-wave64", "cpu-wave32": shared objects), for
+// `hkb doctor` and the fuzzer.
+struct CpuModuleMember {
+  std::string name;
+  const uint8_t* data;
+  size_t size;
+};
 Status cpu_module_members(const uint8_t* data, size_t size, std::string_view origin,
-                          std::vector<std::string>* members);
+                          std::vector<CpuModuleMember>* members);
 
 }  // namespace hkb::detail

@@ -270,12 +270,13 @@ class CpuRuntime final : public Runtime {
 }  // namespace
 
 Status cpu_module_members(const uint8_t* data, size_t size, std::string_view origin,
-                          std::vector<std::string>* members) {
+                          std::vector<CpuModuleMember>* members) {
   members->clear();
-  const bool ok = walk_members(data, size, [&](const std::string& name, const uint8_t*, size_t) {
-    members->push_back(name);
-    return false;
-  });
+  const bool ok =
+      walk_members(data, size, [&](const std::string& name, const uint8_t* p, size_t n) {
+        members->push_back(CpuModuleMember{name, p, n});
+        return false;
+      });
   if (!ok || members->empty()) {
     return error(HKB_ERROR_CORRUPT_BUNDLE,
                  std::string(origin) +

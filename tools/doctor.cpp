@@ -34,9 +34,9 @@ Status check_module_image(const hkb::detail::ModuleImage& image, const char* pla
   const uint8_t* data = image.data;
   const size_t size = image.size;
   if (std::strcmp(platform, "cpu") == 0) {
-    std::vector<std::string> members;
+    std::vector<hkb::detail::CpuModuleMember> members;
     HKB_RETURN_IF_ERROR(hkb::detail::cpu_module_members(data, size, image.origin, &members));
-    for (const auto& m : members) *targets += (targets->empty() ? "" : " ") + m;
+    for (const auto& m : members) *targets += (targets->empty() ? "" : " ") + m.name;
     return Status::ok();
   }
   if (std::strcmp(platform, "nvidia") == 0) {
