@@ -87,31 +87,39 @@ elseif(HKB_GPU_PLATFORM STREQUAL "nvidia")
   endif()
   set(HKB_KERNEL_COMPILER "${HKB_NVCC}")
 elseif(HKB_GPU_PLATFORM STREQUAL "cpu")
-  # The AMD code path on the host (kernels/common/platform_cpu.h): per module one shared object
-  # per wave width, archived together as <module>.cpu (members cpu-wave64, cpu-wave32).
   set(HKB_BUNDLE_SUFFIX ".cpu")
-  set(HKB_CPU_WAVE_SIZES "64;32" CACHE STRING "Wave widths the cpu flavour builds (64 and/or 32)")
-  foreach(w IN LISTS HKB_CPU_WAVE_SIZES)
-    if(NOT w MATCHES "^(64|32)$")
-      message(FATAL_ERROR "HKB_CPU_WAVE_SIZES: '${w}' is not a wave width (64 or 32)")
-    endif()
-  endforeach()
-  # Compute units of the target each width stands for: gfx90a (MI250X die) and gfx1030; the CPU
-  # runtime reports the same counts (loader/CMakeLists.txt).
-  if(HKB_MULTIPROCESSORS)
-    set(HKB_CPU_CUS_WAVE64 ${HKB_MULTIPROCESSORS})
-    set(HKB_CPU_CUS_WAVE32 ${HKB_MULTIPROCESSORS})
-  else()
-    set(HKB_CPU_CUS_WAVE64 110)
-    set(HKB_CPU_CUS_WAVE32 80)
-  endif()
-  set(HKB_KERNEL_COMPILER "${CMAKE_CXX_COMPILER}")
-  set(HKB_KERNEL_FLAGS -x c++ -std=c++17 -O1 -g0 -fPIC -shared -fvisibility=hidden
-      -Wl,-z,defs -Wall -Werror=return-type -Wno-unknown-pragmas -DHKB_PLATFORM_CPU
-      "-I${HKB_KERNEL_DIR}")
-  find_program(HKB_AR NAMES ar REQUIRED)
 else()
   message(FATAL_ERROR "HKB_GPU_PLATFORM must be 'amd', 'nvidia' or 'cpu', not '${HKB_GPU_PLATFORM}'")
+endif()
+
+# The AMD code path on the host (kernels/common/platform_cpu.h): per module one shared object
+# per wave width, archived together as <module>.cpu (members cpu-wave64, cpu-wave32). The cpu
+# flavour builds only these; a GPU flavour builds them beside its own with -DHKB_CPU_MODULES=ON
+# (the tests' own CPU module uses the flags in every flavour).
+set(HKB_CPU_WAVE_SIZES "64;32" CACHE STRING "Wave widths CPU modules are built for (64 and/or 32)")
+foreach(w IN LISTS HKB_CPU_WAVE_SIZES)
+  if(NOT w MATCHES "^(64|32)$")
+    message(FATAL_ERROR "HKB_CPU_WAVE_SIZES: '${w}' is not a wave width (64 or 32)")
+  endif()
+endforeach()
+# -ffunction-sections and --emit-relocs keep every call and thread-local reference in the module
+# (the assembler resolves a call within one section itself): loader/cpu_shared.hpp reads them.
+set(HKB_CPU_KERNEL_FLAGS -x c++ -std=c++17 -O1 -g0 -fPIC -shared -fvisibility=hidden
+    -ffunction-sections -Wl,-z,defs -Wl,--emit-relocs -Wall -Werror=return-type -Wno-unknown-pragmas
+    -DHKB_PLATFORM_CPU "-I${HKB_KERNEL_DIR}")
+if(HKB_CPU_UCONTEXT)
+  list(APPEND HKB_CPU_KERNEL_FLAGS -DHKB_CPU_FIBER_UCONTEXT)
+endif()
+find_program(HKB_AR NAMES ar REQUIRED)
+
+# Compute units of the target each CPU width stands for: gfx90a (MI250X die) and gfx1030; the
+# CPU runtime reports the same counts (loader/CMakeLists.txt).
+if(HKB_MULTIPROCESSORS)
+  set(HKB_CPU_CUS_WAVE64 ${HKB_MULTIPROCESSORS})
+  set(HKB_CPU_CUS_WAVE32 ${HKB_MULTIPROCESSORS})
+else()
+  set(HKB_CPU_CUS_WAVE64 110)
+  set(HKB_CPU_CUS_WAVE32 80)
 endif()
 
 # Work splits size their busy blocks by the multiprocessor count (kernels/common/platform.h): the
@@ -139,6 +147,9 @@ function(hkb_add_kernel_module module)
     hkb_add_cpu_module(${module} "${src}" "${out}")
     return()
   endif()
+  if(HKB_CPU_MODULES)
+    hkb_add_cpu_module(${module} "${src}" "${HKB_BUNDLE_BUILD_DIR}/${module}.cpu")
+  endif()
   set(dep "${PROJECT_BINARY_DIR}/kernel-deps/${module}.d")
   add_custom_command(
     OUTPUT "${out}"
@@ -165,13 +176,18 @@ function(hkb_add_cpu_module module src out)
   if(externs)
     set(extra -fno-extern-tls-init)  # it has no dynamic initialiser (GCC emits a call otherwise)
   endif()
+  set(dynamic "")
   foreach(line IN LISTS externs)
     if(NOT line MATCHES "extern __shared__ ([A-Za-z0-9_:]+) ([A-Za-z0-9_]+)\\[\\];")
       message(FATAL_ERROR "${src}: cannot read the dynamic shared array in '${line}'")
     endif()
     string(APPEND body "namespace { alignas(16) thread_local ${CMAKE_MATCH_1} "
                        "${CMAKE_MATCH_2}[hkb_cpu::kSharedLimit / sizeof(${CMAKE_MATCH_1})]; }\n")
+    string(APPEND dynamic " ${CMAKE_MATCH_2}")
   endforeach()
+  # The loader counts every other thread-local a kernel reaches as static shared memory
+  # (loader/cpu_shared.hpp).
+  string(APPEND body "HKB_CPU_EXPORT const char hkb_cpu_dynamic_shared[] = \"${dynamic}\";\n")
   string(APPEND body "#include \"${src}\"\nHKB_CPU_MODULE\n")
   math(EXPR last "${count} - 1")
   foreach(i RANGE ${last})
@@ -190,7 +206,7 @@ function(hkb_add_cpu_module module src out)
       OUTPUT "${so}"
       COMMAND "${CMAKE_COMMAND}" -E make_directory "${PROJECT_BINARY_DIR}/kernel-deps"
               "${HKB_BUNDLE_BUILD_DIR}/wave${w}"
-      COMMAND "${HKB_KERNEL_COMPILER}" ${HKB_KERNEL_FLAGS} ${extra} -DHKB_WAVE_SIZE=${w}
+      COMMAND "${CMAKE_CXX_COMPILER}" ${HKB_CPU_KERNEL_FLAGS} ${extra} -DHKB_WAVE_SIZE=${w}
               -DHKB_MULTIPROCESSORS=${cus} -MD -MF "${dep}" "${tu}" -o "${so}"
       DEPENDS "${tu}" "${src}"
       DEPFILE "${dep}"

@@ -14,20 +14,27 @@ namespace {
 
 class EmbeddedSource final : public BundleSource {
  public:
+  EmbeddedSource(const EmbeddedBlob* blobs, size_t count, const char* suffix)
+      : blobs_(blobs), count_(count), suffix_(suffix) {}
   Status read(std::string_view module, ModuleImage* out) override {
-    for (size_t i = 0; i < kEmbeddedModuleCount; ++i) {
-      const EmbeddedBlob& b = kEmbeddedModules[i];
+    for (size_t i = 0; i < count_; ++i) {
+      const EmbeddedBlob& b = blobs_[i];
       if (module == b.name) {
         out->data = b.begin;
         out->size = static_cast<size_t>(b.end - b.begin);
-        out->origin = std::string("embedded ") + b.name + kBundleSuffix;
+        out->origin = std::string("embedded ") + b.name + suffix_;
         return Status::ok();
       }
     }
-    return error(HKB_ERROR_IO,
-                 "module '" + std::string(module) + "' is not embedded in this library");
+    return error(HKB_ERROR_IO, "module '" + std::string(module) + "' (" + suffix_ +
+                                   ") is not embedded in this library");
   }
   std::string describe() const override { return "embedded in the library"; }
+
+ private:
+  const EmbeddedBlob* blobs_;
+  size_t count_;
+  const char* suffix_;
 };
 
 class DirectorySource final : public BundleSource {
@@ -96,7 +103,7 @@ Status read_regular_file(const std::string& path, size_t max_bytes, std::vector<
 }
 
 std::unique_ptr<BundleSource> make_embedded_source() {
-  return std::make_unique<EmbeddedSource>();
+  return std::make_unique<EmbeddedSource>(kEmbeddedModules, kEmbeddedModuleCount, kBundleSuffix);
 }
 
 std::unique_ptr<BundleSource> make_directory_source(std::string dir, std::string suffix) {
@@ -108,6 +115,16 @@ std::unique_ptr<BundleSource> make_default_source() {
   if (env != nullptr && *env != '\0') return make_directory_source(env, kBundleSuffix);
   if (kEmbeddedModuleCount > 0) return make_embedded_source();
   return make_directory_source(kDefaultBundleDir, kBundleSuffix);
+}
+
+std::unique_ptr<BundleSource> make_default_cpu_source() {
+  const char* env = std::getenv("HKB_BUNDLE_DIR");
+  if (env != nullptr && *env != '\0') return make_directory_source(env, kCpuBundleSuffix);
+  if (kEmbeddedCpuModuleCount > 0) {
+    return std::make_unique<EmbeddedSource>(kEmbeddedCpuModules, kEmbeddedCpuModuleCount,
+                                            kCpuBundleSuffix);
+  }
+  return make_directory_source(kDefaultBundleDir, kCpuBundleSuffix);
 }
 
 }  // namespace hkb::detail

@@ -35,8 +35,14 @@ struct EmbeddedBlob {
 extern const EmbeddedBlob kEmbeddedModules[];
 extern const size_t kEmbeddedModuleCount;
 extern const EmbeddedBlob kEmbeddedManifest;
-extern const char* const kBundleSuffix;      // ".hsaco" or ".fatbin"
+extern const char* const kBundleSuffix;      // ".hsaco", ".fatbin" or ".cpu"
 extern const char* const kDefaultBundleDir;  // install location, used without embedding
+// A GPU flavour's CPU modules (-DHKB_CPU_MODULES=ON): built, and embedded unless
+// HKB_EMBED_BUNDLES is off.
+extern const bool kCpuModulesBuilt;
+extern const EmbeddedBlob kEmbeddedCpuModules[];
+extern const size_t kEmbeddedCpuModuleCount;
+constexpr const char* kCpuBundleSuffix = ".cpu";
 
 // Largest code object or manifest file hkb reads (the largest bundle of every target is far
 // below it); a bigger file is refused rather than read into memory.
@@ -50,5 +56,7 @@ std::unique_ptr<BundleSource> make_embedded_source();
 std::unique_ptr<BundleSource> make_directory_source(std::string dir, std::string suffix);
 // HKB_BUNDLE_DIR if set, else the embedded blobs, else kDefaultBundleDir.
 std::unique_ptr<BundleSource> make_default_source();
+// The same places for a GPU flavour's CPU modules (<module>.cpu).
+std::unique_ptr<BundleSource> make_default_cpu_source();
 
 }  // namespace hkb::detail

@@ -3,6 +3,7 @@
 #include "c_api.hpp"
 
 #include "log.hpp"
+#include "platforms.hpp"
 
 #include <hkb/hkb.h>
 
@@ -77,8 +78,11 @@ Status current_library(Library** out) {
   }
   Manifest manifest;
   HKB_RETURN_IF_ERROR(embedded_manifest(&manifest));
-  auto lib = std::make_unique<Library>(make_platform_runtime(), std::move(manifest),
-                                       make_default_source(), Options::from_environment());
+  LibraryParts parts;
+  HKB_RETURN_IF_ERROR(make_library_parts(&parts));
+  auto lib = std::make_unique<Library>(std::move(parts.runtime), std::move(manifest),
+                                       std::move(parts.source), Options::from_environment(),
+                                       std::move(parts.cpu_source));
   *out = lib.get();
   g_library.store(lib.get(), std::memory_order_release);
   all_libraries().push_back(std::move(lib));

@@ -52,14 +52,17 @@ std::string signature_string(const KernelInfo& k) {
 }
 
 Library::Library(std::unique_ptr<Runtime> runtime, Manifest manifest,
-                 std::unique_ptr<BundleSource> source, Options options)
+                 std::unique_ptr<BundleSource> source, Options options,
+                 std::unique_ptr<BundleSource> cpu_source)
     : runtime_(std::move(runtime)),
       manifest_(std::move(manifest)),
       names_(manifest_.kernels),
       source_(std::move(source)),
+      cpu_source_(std::move(cpu_source)),
       options_(options) {
-  logger()->debug("hkb: {} runtime, {} kernels in {} modules, code objects {}", runtime_->name(),
-                  manifest_.kernels.size(), manifest_.modules.size(), source_->describe());
+  logger()->debug("hkb: {} runtime, {} kernels in {} modules, code objects {}{}", runtime_->name(),
+                  manifest_.kernels.size(), manifest_.modules.size(), source_->describe(),
+                  cpu_source_ ? ", CPU modules " + cpu_source_->describe() : "");
 }
 
 Library::~Library() {
@@ -146,13 +149,15 @@ Status Library::ensure_module_locked(hkb_context_s* ctx, uint32_t index, void** 
   }
   HKB_RETURN_IF_ERROR(check_alive(ctx));
   const std::string& module = manifest_.modules[index];
+  const char* platform = runtime_->device_platform(ctx->ordinal);
+  const bool cpu = std::strcmp(platform, "cpu") == 0;
   ModuleImage image;
-  HKB_RETURN_IF_ERROR(source_->read(module, &image));
+  HKB_RETURN_IF_ERROR((cpu && cpu_source_ ? *cpu_source_ : *source_).read(module, &image));
   SelectedImage selected;
-  if (std::strcmp(runtime_->platform(), "amd") == 0) {
+  if (std::strcmp(platform, "amd") == 0) {
     HKB_RETURN_IF_ERROR(
         select_amd_image(image.data, image.size, ctx->target, image.origin, &selected));
-  } else if (std::strcmp(runtime_->platform(), "cpu") == 0) {
+  } else if (cpu) {
     selected = SelectedImage{image.data, image.size, ctx->target};  // the runtime picks the width
   } else {
     HKB_RETURN_IF_ERROR(check_nvidia_image(image.data, image.size, image.origin));

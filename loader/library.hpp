@@ -90,8 +90,10 @@ namespace hkb::detail {
 
 class Library {
  public:
+  // `cpu_source`: a GPU flavour's CPU modules, read for devices whose platform is "cpu"
+  // (platforms.hpp); null where `source` serves every device.
   Library(std::unique_ptr<Runtime> runtime, Manifest manifest, std::unique_ptr<BundleSource> source,
-          Options options);
+          Options options, std::unique_ptr<BundleSource> cpu_source = nullptr);
   ~Library();
 
   Status device_count(int* count);
@@ -143,6 +145,7 @@ class Library {
   const Manifest& manifest() const { return manifest_; }
   Runtime& runtime() { return *runtime_; }
   BundleSource& source() { return *source_; }
+  BundleSource* cpu_source() { return cpu_source_.get(); }
   const Options& options() const { return options_; }
 
  private:
@@ -161,6 +164,7 @@ class Library {
   Manifest manifest_;
   NameIndex names_;  // of manifest_.kernels
   std::unique_ptr<BundleSource> source_;
+  std::unique_ptr<BundleSource> cpu_source_;
   Options options_;
   std::mutex contexts_mu_;
   std::vector<std::unique_ptr<hkb_context_s>> contexts_;  // index = ordinal; never shrinks

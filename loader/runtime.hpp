@@ -21,8 +21,11 @@ class Runtime {
   virtual ~Runtime() = default;
 
   virtual const char* name() const = 0;  // "hip", "cuda", "fake"
-  // "amd" or "nvidia": which code object format this runtime loads.
+  // "amd", "nvidia" or "cpu": which code object format this runtime loads.
   virtual const char* platform() const = 0;
+  // The format device `ordinal` loads: platform(), unless the runtime combines a GPU runtime and
+  // the CPU platform (platforms.hpp).
+  virtual const char* device_platform(int ordinal) const { return platform(); }
 
   virtual Status device_count(int* count) = 0;
   // Full target ID ("gfx90a:sramecc+:xnack-", "sm_90") and marketing name of a device.
@@ -64,7 +67,10 @@ class Runtime {
   virtual Status memset_d8(uint64_t dst, uint8_t value, size_t bytes) = 0;
 };
 
-// The backend this library was built with (HIP for amd, the CUDA driver API for nvidia).
+// The GPU backend this library was built with (HIP for amd, the CUDA driver API for nvidia); the
+// cpu flavour has none.
 std::unique_ptr<Runtime> make_platform_runtime();
+// The CPU platform's backend (runtime_cpu.cpp), compiled into every flavour.
+std::unique_ptr<Runtime> make_cpu_runtime();
 
 }  // namespace hkb::detail

@@ -1,11 +1,14 @@
-// CPU backend (cpu flavour): the kernels' AMD code path compiled for the host
-// (kernels/common/platform_cpu.h). A module's code object is an ar archive with one shared object
-// per wave width, members "cpu-wave64" and "cpu-wave32"; each device is one width and loads its
-// member through a memfd and dlopen. Device memory is host memory; launches run to completion on
-// the calling thread, so streams and synchronisation have nothing to wait for.
+// CPU backend (every flavour; platforms.cpp decides when it serves devices): the kernels' AMD
+// code path compiled for the host (kernels/common/platform_cpu.h). A module's code object is an ar
+// archive with one shared object per wave width, members "cpu-wave64" and "cpu-wave32"; each device
+// is one width and loads its member through a memfd and dlopen. Device memory is host memory;
+// launches run to completion on the calling thread, so streams and synchronisation have nothing to
+// wait for.
 //
 // Devices: ordinal 0 runs 64-lane waves (CDNA) and 1 runs 32-lane waves (RDNA); HKB_CPU_WAVE=64
 // or 32 keeps only that width, as device 0.
+#include "cpu_shared.hpp"
+#include "platforms.hpp"
 #include "runtime.hpp"
 
 #include <dlfcn.h>
@@ -30,12 +33,18 @@ using LaunchFn = int (*)(void (*)(void**), const uint32_t*, const uint32_t*, uin
 struct CpuFunction {
   LaunchFn launch;
   void (*invoke)(void**);
+  std::string name;
+  bool shared_known;       // the module told its static shared memory (cpu_shared.hpp)
+  uint64_t static_shared;  // bytes of static __shared__ the kernel reaches
+  uint32_t shared_limit;   // AMD's shared memory per block, as the module has it
 };
 
 struct CpuModule {
   void* dl = nullptr;
   int fd = -1;  // open while loaded: the dynamic linker knows a library by its path
   LaunchFn launch = nullptr;
+  uint32_t shared_limit = 0;  // 0: a module without the static shared memory check
+  CpuSharedUsage shared;
   std::mutex mu;
   std::deque<CpuFunction> functions;  // stable addresses: they are the function handles
 };
@@ -58,28 +67,38 @@ std::string trimmed(const char* p, size_t n) {
   return s;
 }
 
-// The member named `name` of an ar archive; false if there is none or the archive is malformed.
-bool find_member(const uint8_t* data, size_t size, const std::string& name, const uint8_t** out,
-                 size_t* out_size) {
+// Walks an ar archive, calling `visit(name, data, size)` for each member until it returns true;
+// false if the archive is malformed.
+template <typename Visit>
+bool walk_members(const uint8_t* data, size_t size, Visit visit) {
   static const char kMagic[] = "!<arch>\n";
   if (size < 8 || std::memcmp(data, kMagic, 8) != 0) return false;
   size_t pos = 8;
   while (pos + 60 <= size) {
     const char* h = reinterpret_cast<const char*>(data + pos);
-    const std::string member = trimmed(h, 16);
     char digits[11] = {};
     std::memcpy(digits, h + 48, 10);
     char* end = nullptr;
     const unsigned long long bytes = std::strtoull(digits, &end, 10);
     if (end == digits || bytes > size - pos - 60) return false;
-    if (member == name) {
-      *out = data + pos + 60;
-      *out_size = static_cast<size_t>(bytes);
-      return true;
-    }
+    if (visit(trimmed(h, 16), data + pos + 60, static_cast<size_t>(bytes))) return true;
     pos += 60 + static_cast<size_t>(bytes) + (bytes & 1);
   }
-  return false;
+  return pos == size;
+}
+
+// The member named `name` of an ar archive; false if there is none or the archive is malformed.
+bool find_member(const uint8_t* data, size_t size, const std::string& name, const uint8_t** out,
+                 size_t* out_size) {
+  bool found = false;
+  walk_members(data, size, [&](const std::string& member, const uint8_t* p, size_t n) {
+    if (member != name) return false;
+    *out = p;
+    *out_size = n;
+    found = true;
+    return true;
+  });
+  return found;
 }
 
 class CpuRuntime final : public Runtime {
@@ -171,6 +190,16 @@ class CpuRuntime final : public Runtime {
       return error(HKB_ERROR_MODULE_LOAD,
                    "member '" + member + "' is not a CPU module of that wave width");
     }
+    auto limit = reinterpret_cast<uint32_t (*)()>(dlsym(dl, "hkb_cpu_shared_limit"));
+    auto dynamic = static_cast<const char*>(dlsym(dl, "hkb_cpu_dynamic_shared"));
+    if (limit != nullptr && dynamic != nullptr) {
+      const Status s = CpuSharedUsage::read(so, so_size, dynamic, &m->shared);
+      if (!s.is_ok()) {
+        module_unload(m);
+        return s;
+      }
+      if (m->shared.known()) m->shared_limit = limit();
+    }
     *module = m;
     return Status::ok();
   }
@@ -186,8 +215,11 @@ class CpuRuntime final : public Runtime {
     const std::string symbol = std::string("hkb_cpu_entry_") + name;
     auto invoke = reinterpret_cast<void (*)(void**)>(dlsym(m->dl, symbol.c_str()));
     if (invoke == nullptr) return error(HKB_ERROR_MODULE_LOAD, "no entry " + symbol);
+    uint64_t static_shared = 0;
+    const bool known = m->shared_limit > 0 && m->shared.static_bytes(symbol, &static_shared);
     std::lock_guard<std::mutex> lock(m->mu);
-    m->functions.push_back(CpuFunction{m->launch, invoke});
+    m->functions.push_back(
+        CpuFunction{m->launch, invoke, name, known, static_shared, m->shared_limit});
     *function = &m->functions.back();
     return Status::ok();
   }
@@ -206,6 +238,12 @@ class CpuRuntime final : public Runtime {
   }
   Status launch(void* function, Dim3 g, Dim3 b, uint32_t shared, void*, void** params) override {
     const auto* f = static_cast<const CpuFunction*>(function);
+    if (f->shared_known && f->static_shared + shared > f->shared_limit) {
+      return error(HKB_ERROR_LAUNCH, f->name + " uses " + std::to_string(f->static_shared) +
+                                         " bytes of static __shared__ memory and " +
+                                         std::to_string(shared) + " of dynamic, more than AMD's " +
+                                         std::to_string(f->shared_limit) + " per block");
+    }
     const uint32_t grid[3] = {g.x, g.y, g.z}, block[3] = {b.x, b.y, b.z};
     char err[512] = {};
     if (f->launch(f->invoke, grid, block, shared, params, err, sizeof(err)) != 0)
@@ -267,7 +305,24 @@ class CpuRuntime final : public Runtime {
 
 }  // namespace
 
-std::unique_ptr<Runtime> make_platform_runtime() {
+Status cpu_module_members(const uint8_t* data, size_t size, std::string_view origin,
+                          std::vector<CpuModuleMember>* members) {
+  members->clear();
+  const bool ok =
+      walk_members(data, size, [&](const std::string& name, const uint8_t* p, size_t n) {
+        members->push_back(CpuModuleMember{name, p, n});
+        return false;
+      });
+  if (!ok || members->empty()) {
+    return error(HKB_ERROR_CORRUPT_BUNDLE,
+                 std::string(origin) +
+                     ": not a CPU module archive (an ar archive of cpu-wave64 "
+                     "and/or cpu-wave32 shared objects)");
+  }
+  return Status::ok();
+}
+
+std::unique_ptr<Runtime> make_cpu_runtime() {
   return std::make_unique<CpuRuntime>();
 }
 

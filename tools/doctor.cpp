@@ -3,6 +3,7 @@
 #include "c_api.hpp"
 #include "code_object.hpp"
 #include "library.hpp"
+#include "platforms.hpp"
 #include "tool_util.hpp"
 
 #include <hkb/hkb.h>
@@ -28,10 +29,17 @@ uint16_t elf_machine(const uint8_t* data, size_t size) {
 
 // The checks the loader makes before handing a module's code object to the runtime, so that a
 // file the loader would refuse is reported here too. `targets` receives what the image serves.
-Status check_module_image(const hkb::detail::ModuleImage& image, std::string* targets) {
+Status check_module_image(const hkb::detail::ModuleImage& image, const char* platform,
+                          std::string* targets) {
   const uint8_t* data = image.data;
   const size_t size = image.size;
-  if (std::strcmp(hkb_platform(), "nvidia") == 0) {
+  if (std::strcmp(platform, "cpu") == 0) {
+    std::vector<hkb::detail::CpuModuleMember> members;
+    HKB_RETURN_IF_ERROR(hkb::detail::cpu_module_members(data, size, image.origin, &members));
+    for (const auto& m : members) *targets += (targets->empty() ? "" : " ") + m.name;
+    return Status::ok();
+  }
+  if (std::strcmp(platform, "nvidia") == 0) {
     HKB_RETURN_IF_ERROR(hkb::detail::check_nvidia_image(data, size, image.origin));
     *targets = hkb::detail::is_cuda_fatbin(data, size) ? "(CUDA fatbin)" : "(cubin)";
     return Status::ok();
@@ -91,25 +99,34 @@ int run_doctor(bool as_json) {
       std::to_string(m.modules.size()) + " modules");
   say("code objects: " + lib->source().describe());
   bool ok = true;
-  out["modules"] = json::array();
-  for (const auto& module : m.modules) {
-    hkb::detail::ModuleImage image;
-    std::string targets;
-    Status r = lib->source().read(module, &image);
-    if (r) r = check_module_image(image, &targets);
-    char line[512];
-    if (!r) {
-      ok = false;
-      const char* what = r.code == HKB_ERROR_IO ? "MISSING" : "CORRUPT";
-      std::snprintf(line, sizeof line, "  %-10s %s: %s", module.c_str(), what, r.message.c_str());
-      out["modules"].push_back({{"module", module}, {"ok", false}, {"error", r.message}});
-    } else {
-      std::snprintf(line, sizeof line, "  %-10s %8zu bytes, targets: %s", module.c_str(),
-                    image.size, targets.c_str());
-      out["modules"].push_back(
-          {{"module", module}, {"ok", true}, {"bytes", image.size}, {"targets", targets}});
+  auto check_modules = [&](hkb::detail::BundleSource& source, const char* platform, json* list) {
+    *list = json::array();
+    for (const auto& module : m.modules) {
+      hkb::detail::ModuleImage image;
+      std::string targets;
+      Status r = source.read(module, &image);
+      if (r) r = check_module_image(image, platform, &targets);
+      char line[512];
+      if (!r) {
+        ok = false;
+        const char* what = r.code == HKB_ERROR_IO ? "MISSING" : "CORRUPT";
+        std::snprintf(line, sizeof line, "  %-10s %s: %s", module.c_str(), what, r.message.c_str());
+        list->push_back({{"module", module}, {"ok", false}, {"error", r.message}});
+      } else {
+        std::snprintf(line, sizeof line, "  %-10s %8zu bytes, targets: %s", module.c_str(),
+                      image.size, targets.c_str());
+        list->push_back(
+            {{"module", module}, {"ok", true}, {"bytes", image.size}, {"targets", targets}});
+      }
+      say(line);
     }
-    say(line);
+  };
+  check_modules(lib->source(), hkb_platform(), &out["modules"]);
+  // A GPU flavour's CPU modules (HKB_CPU_MODULES, HKB_CPU_BUNDLE_DIR): its CPU devices load these.
+  if (hkb::detail::BundleSource* cpu = lib->cpu_source()) {
+    out["cpu_code_objects"] = cpu->describe();
+    say("CPU modules: " + cpu->describe());
+    check_modules(*cpu, "cpu", &out["cpu_modules"]);
   }
   int count = 0;
   s = lib->device_count(&count);

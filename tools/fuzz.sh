@@ -17,12 +17,13 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_code_object fuzz_msgpack fuzz_manifest fuzz_candle_abi)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_code_object fuzz_msgpack fuzz_manifest fuzz_candle_abi fuzz_cpu_module)
 build=build/fuzz
 san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 if [ ! -f "$build/build.ninja" ]; then
   CC=clang-15 CXX=clang++-15 cmake -S . -B "$build" -G Ninja -DHKB_GPU_PLATFORM=amd \
-    -DHKB_AMDGPU_TARGETS=gfx90a -DHKB_MODULES=affine -DHKB_BUILD_TESTS=OFF -DHKB_BUILD_FUZZERS=ON \
+    -DHKB_AMDGPU_TARGETS=gfx90a -DHKB_MODULES=affine -DHKB_CPU_MODULES=ON -DHKB_BUILD_TESTS=OFF \
+    -DHKB_BUILD_FUZZERS=ON \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_C_FLAGS="$san" -DCMAKE_CXX_FLAGS="$san -fsanitize=fuzzer-no-link" \
     -DCMAKE_EXE_LINKER_FLAGS="$san" -DCMAKE_SHARED_LINKER_FLAGS="$san" > /dev/null
@@ -31,7 +32,7 @@ cmake --build "$build" -j"${HKB_JOBS:-2}" --target hkb_fuzzers
 
 # Seeds: real files only, copied so that the fuzzer's new inputs never land in the source tree.
 seeds=$build/seeds
-rm -rf "$seeds" && mkdir -p "$seeds"/{fuzz_code_object,fuzz_msgpack,fuzz_manifest,fuzz_candle_abi}
+rm -rf "$seeds" && mkdir -p "$seeds"/{fuzz_code_object,fuzz_msgpack,fuzz_manifest,fuzz_candle_abi,fuzz_cpu_module}
 cp tests/data/inventory/tiny.hsaco tests/data/inventory/tiny.fatbin "$build"/bundle/*.hsaco \
   "$seeds/fuzz_code_object/"
 cp tests/fuzz/seeds/msgpack/* "$seeds/fuzz_msgpack/"
@@ -39,6 +40,8 @@ cp manifests/*.json tests/data/inventory/tiny-manifest.json "$seeds/fuzz_manifes
 # The whole table and its first lines (small inputs mutate faster).
 cp manifests/candle-abi.tsv "$seeds/fuzz_candle_abi/full.tsv"
 head -n 40 manifests/candle-abi.tsv > "$seeds/fuzz_candle_abi/head.tsv"
+# A CPU module archive, and its wave-64 shared object alone.
+cp "$build"/bundle/affine.cpu "$build"/bundle/wave64/affine.so "$seeds/fuzz_cpu_module/"
 
 status=0
 for t in "${targets[@]}"; do

@@ -36,4 +36,12 @@ ctest --test-dir build/amd --output-on-failure -j"$jobs"
 echo "== GPU tests on the CPU platform (wave 64, wave 32) =="
 cpu_start=$(date +%s)
 HKB_JOBS=$jobs tools/cpu-test.sh
+# A GPU flavour selects the CPU platform too: the amd build's own test binary and doctor, with
+# HKB_PLATFORM=cpu, on the cpu build's modules (one family; the selection rules are unit tests).
+echo "== amd build with HKB_PLATFORM=cpu (modules of build/cpu) =="
+for w in 64 32; do
+  HKB_PLATFORM=cpu HKB_CPU_WAVE=$w HKB_CPU_BUNDLE_DIR=$PWD/build/cpu/bundle \
+    build/amd/tests/hkb_gpu_tests --gtest_filter='LoaderTest.*:Affine*' --gtest_brief=1
+done
+HKB_PLATFORM=cpu HKB_CPU_BUNDLE_DIR=$PWD/build/cpu/bundle build/amd/tools/hkb doctor > /dev/null
 echo "== CPU platform: $(($(date +%s) - cpu_start)) s =="

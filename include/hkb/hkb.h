@@ -70,7 +70,8 @@ typedef struct hkb_launch_config {
 
 /* Version of the library actually loaded (compare with HKB_VERSION_* and HKB_ABI_VERSION). */
 HKB_API void hkb_version(int* major, int* minor, int* patch, int* abi);
-/* "amd" or "nvidia": which flavour this library was built as. */
+/* "amd", "nvidia" or "cpu": which flavour this library was built as. A device of the CPU platform
+ * (HKB_PLATFORM, README) has a target ID starting with "cpu-" in any flavour. */
 HKB_API const char* hkb_platform(void);
 /* The enumerator's name ("HKB_ERROR_IO"); "HKB_ERROR_UNKNOWN_STATUS" for any other value. */
 HKB_API const char* hkb_status_string(hkb_status status);
@@ -83,7 +84,8 @@ HKB_API const char* hkb_last_error(void);
 HKB_API hkb_status hkb_init(void);
 HKB_API hkb_status hkb_shutdown(void);
 
-/* Number of GPUs the runtime sees; 0 (and HKB_SUCCESS) on a machine without one. */
+/* Number of devices: the GPUs the runtime sees (0 and HKB_SUCCESS on a machine without one), then
+ * the CPU platform's devices where the library has CPU modules (HKB_PLATFORM selects). */
 HKB_API hkb_status hkb_device_count(int* count);
 /* The library-owned context of a device; the same handle for the same ordinal until shutdown. */
 HKB_API hkb_status hkb_context_get(int ordinal, hkb_context* ctx);

@@ -1,14 +1,12 @@
 // CPU platform (included by platform.h under -DHKB_PLATFORM_CPU -DHKB_WAVE_SIZE=64|32): runs the
 // kernels' AMD code path on the host, so logic that depends on the wave width executes at 64
-// (CDNA) and at 32 (RDNA) on any x86-64 machine. Every GPU thread is a fiber; a block's fibers run
-// on one host thread, round-robin, until each finishes or waits: at __syncthreads all threads of
-// the block meet, at every cross-lane operation all lanes of the wave meet (lockstep). Blocks run
-// one after another, so `__shared__` is thread_local storage: one block at a time per host thread.
+// (CDNA) and at 32 (RDNA) on the host (fibers: platform_cpu_fiber.h). Every GPU thread is a fiber;
+// a block's fibers run on one host thread, round-robin, until each finishes or waits: at
+// __syncthreads all threads of the block meet, at every cross-lane operation all lanes of the wave
+// meet (lockstep). Blocks run one after another, so `__shared__` is thread_local storage: one block
+// at a time per host thread.
 #pragma once
 
-#if !defined(__x86_64__)
-#error "the CPU platform's fibers switch x86-64 registers; build it on an x86-64 host"
-#endif
 #if !defined(HKB_WAVE_SIZE) || (HKB_WAVE_SIZE != 64 && HKB_WAVE_SIZE != 32)
 #error "the CPU platform needs -DHKB_WAVE_SIZE=64 (CDNA) or -DHKB_WAVE_SIZE=32 (RDNA)"
 #endif
@@ -26,6 +24,8 @@
 #include <cmath>
 #include <type_traits>
 #include <utility>
+
+#include "platform_cpu_fiber.h"
 
 // CUDA/HIP qualifiers: a host function is all of them. __noinline__ becomes nothing so that the
 // C library's own __attribute__((__noinline__)) stays valid (inlining never changes results).
@@ -201,14 +201,25 @@ constexpr size_t kStackBytes = 256u * 1024u;
 constexpr size_t kGuardBytes = 4096;
 
 struct Fiber {
-  void* sp;
+  FiberContext ctx;
   uint3 tid;
   bool done;
 };
 
+// Where a lane of a wave is: running, at a cross-lane operation, at __syncthreads, exited, or
+// absent (past the block's last thread).
+enum LaneState : uint8_t { kRunning, kAtOp, kAtBarrier, kExited, kAbsent };
+
+// A cross-lane operation completes once every live lane of the wave waits (at an operation or at
+// the barrier): lanes at the same call site form a group, and a group whose lanes read only its own
+// lanes proceeds; a read of any other lane is an error (on AMD such a lane is inactive).
 struct Wave {
-  uint32_t live, arrived, gen;
-  uint64_t slots[2][kWave];  // by generation parity: a lane reads gen g's after lanes wrote g + 1
+  uint32_t live, at_op, at_barrier;
+  uint8_t state[kWave];
+  int32_t src[kWave];       // the lane each waiting lane reads
+  const void* site[kWave];  // the operation's call site: converged lanes share it
+  uint64_t value[kWave];    // what each waiting lane offers
+  uint64_t result[kWave];   // what each released lane read
 };
 
 // One block in flight on this host thread.
@@ -217,61 +228,20 @@ struct Block {
   Wave waves[kMaxThreads / kWave];
   uint32_t threads, live, arrived, gen;
   uint64_t progress;  // arrivals and exits; a round with none is a deadlock
-  void* sched_sp;
+  FiberContext sched;
   Fiber* current;
   void (*invoke)(void**);
   void** params;
   const char* error;
+  char message[256];  // a failure's text, formatted where it is found
 };
 
 inline thread_local Block* t_block = nullptr;
 inline thread_local char* t_stacks = nullptr;
 
-extern "C" void hkb_cpu_swap(void** save_sp, void* next_sp);
-extern "C" void hkb_cpu_fiber_start();
-
-// Callee-saved registers and the FP control words are saved on the stack; the stack pointer in
-// *save_sp. A new fiber's frame returns into hkb_cpu_fiber_start.
-asm(R"(
-  .text
-  .globl hkb_cpu_swap
-  .hidden hkb_cpu_swap
-  .type hkb_cpu_swap,@function
-hkb_cpu_swap:
-  pushq %rbp
-  pushq %rbx
-  pushq %r12
-  pushq %r13
-  pushq %r14
-  pushq %r15
-  subq $8, %rsp
-  stmxcsr (%rsp)
-  fnstcw 4(%rsp)
-  movq %rsp, (%rdi)
-  movq %rsi, %rsp
-  ldmxcsr (%rsp)
-  fldcw 4(%rsp)
-  addq $8, %rsp
-  popq %r15
-  popq %r14
-  popq %r13
-  popq %r12
-  popq %rbx
-  popq %rbp
-  ret
-  .size hkb_cpu_swap, .-hkb_cpu_swap
-  .globl hkb_cpu_fiber_start
-  .hidden hkb_cpu_fiber_start
-  .type hkb_cpu_fiber_start,@function
-hkb_cpu_fiber_start:
-  call hkb_cpu_fiber_main
-  ud2
-  .size hkb_cpu_fiber_start, .-hkb_cpu_fiber_start
-)");
-
 inline void yield() {
   Block& b = *t_block;
-  hkb_cpu_swap(&b.current->sp, b.sched_sp);
+  fiber_switch(&b.current->ctx, &b.sched);
 }
 
 // Stops the launch with a message (a broken platform contract); this fiber never resumes.
@@ -285,34 +255,100 @@ inline uint32_t linear_tid() {
   return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
 }
 
+inline const char* lane_state_words(uint8_t state) {
+  switch (state) {
+    case kExited:
+      return "has exited";
+    case kAtBarrier:
+      return "waits at __syncthreads";
+    case kAbsent:
+      return "does not exist (past the block's last thread)";
+    default:
+      return "waits at another cross-lane operation (divergent lanes)";
+  }
+}
+
+// Runs once every live lane of `w` waits (see Wave); releases the groups that read only their own
+// lanes, or fails the launch if none does.
+inline void wave_resolve(Wave& w, uint32_t wave) {
+  if (w.at_op == 0 || w.at_op + w.at_barrier != w.live) return;
+  const void* bad_sites[kWave];
+  uint32_t bad = 0, first_bad = kWave;
+  for (uint32_t l = 0; l < kWave; ++l) {
+    if (w.state[l] != kAtOp) continue;
+    const uint32_t s = static_cast<uint32_t>(w.src[l]) % kWave;
+    if (s == l || (w.state[s] == kAtOp && w.site[s] == w.site[l])) continue;
+    if (first_bad == kWave) first_bad = l;
+    bad_sites[bad++] = w.site[l];
+  }
+  bool released = false;
+  for (uint32_t l = 0; l < kWave; ++l) {
+    if (w.state[l] != kAtOp || std::find(bad_sites, bad_sites + bad, w.site[l]) != bad_sites + bad)
+      continue;
+    w.result[l] = w.value[static_cast<uint32_t>(w.src[l]) % kWave];
+    released = true;
+  }
+  if (!released) {
+    Block& b = *t_block;
+    const uint32_t s = static_cast<uint32_t>(w.src[first_bad]) % kWave;
+    snprintf(b.message, sizeof b.message,
+             "wave %u: lane %u reads lane %u at a cross-lane operation, but lane %u %s; every "
+             "lane it reads must take part (platform.h)",
+             wave, first_bad, s, s, lane_state_words(w.state[s]));
+    fail(b.message);
+  }
+  for (uint32_t l = 0; l < kWave; ++l) {
+    if (w.state[l] != kAtOp || std::find(bad_sites, bad_sites + bad, w.site[l]) != bad_sites + bad)
+      continue;
+    w.state[l] = kRunning;
+    --w.at_op;
+  }
+}
+
+// Every live thread of the block has arrived at __syncthreads: all go on.
+inline void release_barrier(Block& b) {
+  b.arrived = 0;
+  ++b.gen;
+  for (uint32_t w = 0; w * kWave < b.threads; ++w) {
+    Wave& wave = b.waves[w];
+    wave.at_barrier = 0;
+    for (uint32_t l = 0; l < kWave; ++l)
+      if (wave.state[l] == kAtBarrier) wave.state[l] = kRunning;
+  }
+}
+
 inline void block_barrier() {
   Block& b = *t_block;
+  const uint32_t tid = linear_tid();
   const uint32_t gen = b.gen;
   ++b.progress;
   if (++b.arrived == b.live) {
-    b.arrived = 0;
-    ++b.gen;
+    release_barrier(b);
     return;
   }
+  Wave& w = b.waves[tid / kWave];
+  w.state[tid % kWave] = kAtBarrier;
+  ++w.at_barrier;
+  wave_resolve(w, tid / kWave);  // lanes at an operation may have waited for this one
   while (b.gen == gen) yield();
 }
 
-// All lanes of the caller's wave deposit `bits` and wait for each other; returns the wave's slots.
-inline const uint64_t* wave_exchange(uint64_t bits) {
+// The caller's lane offers `bits` and reads lane `src` (mod the wave size) once the lanes of its
+// group have met. Not inlined: its return address names the call site (converged lanes share it).
+__attribute__((noinline)) inline uint64_t wave_exchange(uint64_t bits, int src) {
   Block& b = *t_block;
   const uint32_t tid = linear_tid();
+  const uint32_t lane = tid % kWave;
   Wave& w = b.waves[tid / kWave];
-  const uint32_t gen = w.gen;
-  uint64_t* slots = w.slots[gen & 1];
-  slots[tid % kWave] = bits;
+  w.value[lane] = bits;
+  w.src[lane] = src;
+  w.site[lane] = __builtin_return_address(0);
+  w.state[lane] = kAtOp;
+  ++w.at_op;
   ++b.progress;
-  if (++w.arrived == w.live) {
-    w.arrived = 0;
-    ++w.gen;
-  } else {
-    while (w.gen == gen) yield();
-  }
-  return slots;
+  wave_resolve(w, tid / kWave);
+  while (w.state[lane] == kAtOp) yield();
+  return w.result[lane];
 }
 
 extern "C" [[noreturn]] __attribute__((used, visibility("hidden"))) inline void
@@ -323,29 +359,25 @@ hkb_cpu_fiber_main() {
   Fiber& f = *b.current;
   f.done = true;
   ++b.progress;
-  Wave& w = b.waves[linear_tid() / kWave];
+  const uint32_t tid = linear_tid();
+  Wave& w = b.waves[tid / kWave];
+  w.state[tid % kWave] = kExited;
   --w.live;
-  if (w.arrived > 0 && w.arrived == w.live) {
-    w.arrived = 0;
-    ++w.gen;
-  }
+  wave_resolve(w, tid / kWave);
   --b.live;
-  if (b.arrived > 0 && b.arrived == b.live) {
-    b.arrived = 0;
-    ++b.gen;
-  }
+  if (b.arrived > 0 && b.arrived == b.live) release_barrier(b);
   yield();
   __builtin_trap();
 }
 
 template <typename T>
-inline T exchange_read(T v, int src) {
+__attribute__((always_inline)) inline T exchange_read(T v, int src) {
   static_assert(sizeof(T) <= 8 && std::is_trivially_copyable_v<T>, "lanes exchange <= 8 bytes");
   uint64_t bits = 0;
   memcpy(&bits, &v, sizeof(T));
-  const uint64_t* slots = wave_exchange(bits);
+  bits = wave_exchange(bits, src);
   T r;
-  memcpy(&r, &slots[static_cast<uint32_t>(src) % kWave], sizeof(T));
+  memcpy(&r, &bits, sizeof(T));
   return r;
 }
 
@@ -378,8 +410,10 @@ inline const char* run_block(Block& b, dim3 block) {
   b.arrived = 0;
   b.error = nullptr;
   for (uint32_t w = 0; w * kWave < b.threads; ++w) {
-    b.waves[w].live = std::min(kWave, b.threads - w * kWave);
-    b.waves[w].arrived = 0;
+    Wave& wave = b.waves[w];
+    wave.live = std::min(kWave, b.threads - w * kWave);
+    wave.at_op = wave.at_barrier = 0;
+    for (uint32_t l = 0; l < kWave; ++l) wave.state[l] = l < wave.live ? kRunning : kAbsent;
   }
   uint32_t i = 0;
   for (uint32_t z = 0; z < block.z; ++z)
@@ -388,11 +422,7 @@ inline const char* run_block(Block& b, dim3 block) {
         Fiber& f = b.fibers[i];
         f.tid = uint3{x, y, z};
         f.done = false;
-        uint64_t* frame = reinterpret_cast<uint64_t*>(stack_top(i)) - 8;
-        frame[0] = 0x037F00001F80ull;  // MXCSR default, x87 control word default
-        for (int r = 1; r < 7; ++r) frame[r] = 0;
-        frame[7] = reinterpret_cast<uint64_t>(&hkb_cpu_fiber_start);
-        f.sp = frame;
+        fiber_make(&f.ctx, stack_top(i) - kStackBytes, kStackBytes, &hkb_cpu_fiber_main);
       }
   for (;;) {
     const uint64_t before = b.progress;
@@ -402,7 +432,7 @@ inline const char* run_block(Block& b, dim3 block) {
       if (f.done) continue;
       b.current = &f;
       threadIdx = f.tid;
-      hkb_cpu_swap(&b.sched_sp, f.sp);
+      fiber_switch(&b.sched, &f.ctx);
       if (b.error != nullptr) return b.error;
       pending |= !f.done;
     }
@@ -479,7 +509,7 @@ inline unsigned __lane_id() {
 // HIP's cross-lane operations (the AMD code path of platform.h calls them), with HIP's rules for
 // lanes outside the caller's group of `width`.
 template <typename T>
-inline T __shfl_xor(T v, int lane_mask, int width = hkb_cpu::kWave) {
+__attribute__((always_inline)) inline T __shfl_xor(T v, int lane_mask, int width = hkb_cpu::kWave) {
   hkb_cpu::check_width(width);
   const int self = static_cast<int>(__lane_id());
   int src = self ^ lane_mask;
@@ -487,7 +517,8 @@ inline T __shfl_xor(T v, int lane_mask, int width = hkb_cpu::kWave) {
   return hkb_cpu::exchange_read(v, src);
 }
 template <typename T>
-inline T __shfl_down(T v, unsigned delta, int width = hkb_cpu::kWave) {
+__attribute__((always_inline)) inline T __shfl_down(T v, unsigned delta,
+                                                    int width = hkb_cpu::kWave) {
   hkb_cpu::check_width(width);
   const int self = static_cast<int>(__lane_id());
   const int src = (self & (width - 1)) + static_cast<int>(delta) >= width
@@ -496,7 +527,7 @@ inline T __shfl_down(T v, unsigned delta, int width = hkb_cpu::kWave) {
   return hkb_cpu::exchange_read(v, src);
 }
 template <typename T>
-inline T __shfl_up(T v, unsigned delta, int width = hkb_cpu::kWave) {
+__attribute__((always_inline)) inline T __shfl_up(T v, unsigned delta, int width = hkb_cpu::kWave) {
   hkb_cpu::check_width(width);
   const int self = static_cast<int>(__lane_id());
   const int src = self - static_cast<int>(delta) < (self & ~(width - 1))
@@ -505,7 +536,7 @@ inline T __shfl_up(T v, unsigned delta, int width = hkb_cpu::kWave) {
   return hkb_cpu::exchange_read(v, src);
 }
 template <typename T>
-inline T __shfl(T v, int src_lane, int width = hkb_cpu::kWave) {
+__attribute__((always_inline)) inline T __shfl(T v, int src_lane, int width = hkb_cpu::kWave) {
   hkb_cpu::check_width(width);
   const int self = static_cast<int>(__lane_id());
   return hkb_cpu::exchange_read(v, src_lane + (self & ~(width - 1)));
@@ -522,6 +553,9 @@ inline T __shfl(T v, int src_lane, int width = hkb_cpu::kWave) {
   }                                                                                        \
   HKB_CPU_EXPORT uint32_t hkb_cpu_wave_size() {                                            \
     return HKB_WAVE_SIZE;                                                                  \
+  }                                                                                        \
+  HKB_CPU_EXPORT uint32_t hkb_cpu_shared_limit() {                                         \
+    return hkb_cpu::kSharedLimit;                                                          \
   }
 #define HKB_CPU_KERNEL(name)                           \
   HKB_CPU_EXPORT void hkb_cpu_entry_##name(void** p) { \

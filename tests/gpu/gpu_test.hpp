@@ -282,9 +282,17 @@ template <typename T>
   return ::testing::AssertionSuccess();
 }
 
-// True on the CPU platform (the cpu flavour: every GPU thread a fiber on the host).
+// True when the tests' device (ordinal 0) is one of the CPU platform's (every GPU thread a fiber
+// on the host): the cpu flavour, or a GPU flavour with HKB_PLATFORM=cpu.
 inline bool on_cpu_platform() {
-  return std::strcmp(hkb_platform(), "cpu") == 0;
+  static const bool cpu = [] {
+    hkb_context ctx = nullptr;
+    char target[64] = {};
+    return hkb_context_get(0, &ctx) == HKB_SUCCESS &&
+           hkb_context_target(ctx, target, sizeof target) == HKB_SUCCESS &&
+           std::strncmp(target, "cpu-", 4) == 0;
+  }();
+  return cpu;
 }
 
 // A test's largest sizes, shrunk on the CPU platform: above 2^16 elements only the low 16 bits

@@ -21,6 +21,7 @@ using hkb::detail::Status;
 struct State {
   int devices = 1;
   std::vector<std::string> targets{"gfx90a:sramecc+:xnack-"};
+  const char* platform = "amd";  // the code object format its devices load
   std::atomic<int> loads{0};
   std::atomic<int> launches{0};
   std::atomic<int> binds{0};
@@ -44,7 +45,7 @@ class Runtime final : public hkb::detail::Runtime {
  public:
   explicit Runtime(State* s) : s_(s) {}
   const char* name() const override { return "fake"; }
-  const char* platform() const override { return "amd"; }
+  const char* platform() const override { return s_->platform; }
   Status device_count(int* count) override {
     *count = s_->devices;
     return Status::ok();
