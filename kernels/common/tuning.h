@@ -47,7 +47,8 @@ constexpr uint32_t kResidentQuarters = HKB_RESIDENT_QUARTERS;
 // Bytes of the wider operand a busy thread moves per unit: one 16-byte vector access per operand.
 constexpr int kPackBytes = 16;
 // Packs of 2- and 4-byte values a thread loads before its first store (others: one, since a
-// second pack of 1- or 8-byte values spills under the 32-register budget).
+// second pack of 1- or 8-byte values spills under the 32-register budget; heavy ops take one too:
+// a second pack of bf16 sin spills under the 64 VGPRs of gfx906's 1024-thread blocks).
 constexpr int kContiguousInflight = 2;
 
 // ---------------------------------------------------------------------------------------------
