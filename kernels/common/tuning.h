@@ -108,6 +108,9 @@ constexpr bool kFastPresum = HKB_FAST_PRESUM != 0;
 constexpr int kFastDepthNarrow = 1;
 // 16-byte loads a thread has in flight in the row loops of softmax and the norms.
 constexpr int kRowUnroll = 4;
+// The same in softmax's write pass over 2-byte values: four packs are 32 exps in flight, which
+// spill under the 64 VGPRs of gfx906's 1024-thread blocks.
+constexpr int kSoftmaxNarrowDepth = 2;
 
 // ---------------------------------------------------------------------------------------------
 // Indexing (indexing.hip).
