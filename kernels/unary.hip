@@ -95,28 +95,34 @@ struct Recip {
     return C(1) / x;
   }
 };
-#define HKB_FLOAT_OP(NAME, EXPR)         \
-  struct NAME {                          \
-    template <typename C>                \
-    HKB_DEVICE C operator()(C x) const { \
-      return EXPR;                       \
-    }                                    \
+// Heavy: the body is a long libm routine (common/elementwise.h, is_heavy).
+#define HKB_OP_STRUCT(NAME, HEAVY, EXPR)  \
+  struct NAME {                           \
+    static constexpr bool kHeavy = HEAVY; \
+    template <typename C>                 \
+    HKB_DEVICE C operator()(C x) const {  \
+      return EXPR;                        \
+    }                                     \
   };
+#define HKB_FLOAT_OP(NAME, EXPR) HKB_OP_STRUCT(NAME, false, EXPR)
+#define HKB_HEAVY_FLOAT_OP(NAME, EXPR) HKB_OP_STRUCT(NAME, true, EXPR)
 HKB_FLOAT_OP(Log, m_log(x))
-HKB_FLOAT_OP(Sin, m_sin(x))
-HKB_FLOAT_OP(Cos, m_cos(x))
+HKB_HEAVY_FLOAT_OP(Sin, m_sin(x))
+HKB_HEAVY_FLOAT_OP(Cos, m_cos(x))
 HKB_FLOAT_OP(Tanh, m_tanh(x))
-HKB_FLOAT_OP(Erf, m_erf(x))
+HKB_HEAVY_FLOAT_OP(Erf, m_erf(x))
 HKB_FLOAT_OP(Ceil, m_ceil(x))
 HKB_FLOAT_OP(Floor, m_floor(x))
 HKB_FLOAT_OP(Round, m_round(x))
 HKB_FLOAT_OP(Abs, m_abs(x))
 HKB_FLOAT_OP(Sqr, x* x)
 HKB_FLOAT_OP(Sqrt, m_sqrt(x))
-HKB_FLOAT_OP(NormCdf, C(0.5) * m_erfc(x * C(-0.7071067811865476)))
-HKB_FLOAT_OP(GeluErf, x*(C(0.5) * m_erfc(x * C(-0.7071067811865476))))
+HKB_HEAVY_FLOAT_OP(NormCdf, C(0.5) * m_erfc(x * C(-0.7071067811865476)))
+HKB_HEAVY_FLOAT_OP(GeluErf, x*(C(0.5) * m_erfc(x * C(-0.7071067811865476))))
 HKB_FLOAT_OP(Sign, C((x > C(0)) - (x < C(0))))
 #undef HKB_FLOAT_OP
+#undef HKB_HEAVY_FLOAT_OP
+#undef HKB_OP_STRUCT
 
 // exp and the logistic ops, with exp_reduced (and mul_sigmoid's fast division) for the
 // reduced-precision dtypes.
@@ -157,6 +163,7 @@ struct Elu {
 };
 template <typename C>
 struct Powf {
+  static constexpr bool kHeavy = true;
   C exponent;
   HKB_DEVICE C operator()(C x) const { return m_pow(x, exponent); }
 };
@@ -164,6 +171,7 @@ struct Powf {
 // Float op on storage type T: widen, apply in the compute type, round once.
 template <typename T, typename Op>
 struct InCompute {
+  static constexpr bool kHeavy = hkb::is_heavy<Op>::value;
   Op op;
   HKB_DEVICE T operator()(T x) const { return hkb::narrow<T>(op(hkb::widen(x))); }
 };

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command: builds what is not built yet, then runs
 #   - the unit tests and the GPU tests (ctest; GPU tests skip with a message when no GPU is present),
-#   - the inventory check of every code object against the manifest and candle's ABI,
+#   - the inventory check of every code object against the manifest and candle's ABI, and the
+#     static report of every kernel on every AMD target (no register spills, no scratch),
 #   - a compile of the nvidia flavour (kernels through nvcc, the CUDA driver backend),
 #   - the Rust crates' tests against the AMD build of libhkb,
 #   - the GPU tests on the CPU platform (the AMD code path on the host, wave 64 and 32).
@@ -13,6 +14,11 @@ cmake --build build/amd -j"$jobs"
 if build/amd/tools/hkb --help 2>/dev/null | grep -q check; then
   echo "== hkb check (amd) =="
   build/amd/tools/hkb check --require-layouts --bundle build/amd/bundle
+  echo "== hkb report (amd): no kernel spills registers or uses scratch on any target =="
+  # Fails naming each kernel and target that does (stderr); the full table stays in a file.
+  build/amd/tools/hkb report --fail-on-spill --bundle build/amd/bundle > build/amd/hkb-report.txt ||
+    { echo "full report: build/amd/hkb-report.txt"; exit 1; }
+  tail -n 1 build/amd/hkb-report.txt
 fi
 if command -v nvcc > /dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
   echo "== nvidia flavour (compile) =="

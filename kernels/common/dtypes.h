@@ -44,6 +44,16 @@ HKB_DEVICE float to_float(f8e4m3 v) {
   return bits_float(float_bits(mag) | sign);
 }
 
+// E4M3 values ordered without a float: every value but NaN maps to an int whose order is the
+// values' order (magnitudes increase with the low 7 bits; both zeros give 0).
+HKB_DEVICE bool f8_is_nan(f8e4m3 v) {
+  return (v.bits & 0x7Fu) == 0x7Fu;
+}
+HKB_DEVICE int f8_order_key(f8e4m3 v) {
+  const int m = v.bits & 0x7F;
+  return (v.bits & 0x80u) != 0 ? -m : m;
+}
+
 template <typename T>
 HKB_DEVICE T from_float(float v);
 

@@ -131,11 +131,23 @@ HKB_DEVICE UnitRange resident_range() {
           static_cast<uint64_t>(blocks) * blockDim.x};
 }
 
+// An op whose body is a long libm routine (sin, cos, erf, erfc, pow) declares
+// `static constexpr bool kHeavy = true;`: every inlined copy of such a body costs many registers.
+template <typename F, typename = void>
+struct is_heavy {
+  static constexpr bool value = false;
+};
+template <typename F>
+struct is_heavy<F, decltype(void(F::kHeavy))> {
+  static constexpr bool value = F::kHeavy;
+};
+
 // Packs a thread of map_contiguous loads before it stores the first (see tuning.h).
-template <typename TI, typename TO>
+template <typename TI, typename TO, typename F>
 struct packs_in_flight {
   static constexpr int size = max_size<TI, TO>::value;
-  static constexpr int value = size == 2 || size == 4 ? tuning::kContiguousInflight : 1;
+  static constexpr int value =
+      !is_heavy<F>::value && (size == 2 || size == 4) ? tuning::kContiguousInflight : 1;
 };
 
 // out[i] = f(in[i]) for i in [0, n), both contiguous. `in` may equal `out`. Resident split: only
@@ -145,7 +157,7 @@ struct packs_in_flight {
 template <typename TI, typename TO, typename F>
 HKB_DEVICE void map_contiguous(uint64_t n, const TI* in, TO* out, F f) {
   constexpr int V = pack_width<TI, TO>::value;
-  constexpr bool kTwo = packs_in_flight<TI, TO>::value > 1;
+  constexpr bool kTwo = packs_in_flight<TI, TO, F>::value > 1;
   const UnitRange r = resident_range();
   if (r.begin == kIdle) return;
   if (V > 1 && is_aligned(in, sizeof(TI) * V) && is_aligned(out, sizeof(TO) * V)) {
@@ -185,8 +197,31 @@ HKB_DEVICE void map_strided_in(uint64_t n, uint64_t num_dims, const size_t* info
   }
 }
 
+// map_unary_layout for heavy ops on 8-byte values (f64 erf, erfc, pow), an element a step, each
+// layout in a loop whose trip count is the same for every thread of a block: their bodies hoist
+// some 35 64-bit constants into scalar registers, and the exit bookkeeping of a loop that lanes
+// leave one by one, or a second element per step, then spills scalar registers.
+template <typename TI, typename TO, typename F>
+HKB_DEVICE void map_unary_layout_uniform(uint64_t n, uint64_t num_dims, const size_t* info,
+                                         const TI* in, TO* out, F f) {
+  if (info == nullptr || is_contiguous(num_dims, info, info + num_dims)) {
+    const UnitRange r = resident_range();
+    if (r.begin == kIdle) return;
+    for (uint64_t b = r.begin - threadIdx.x; b < n; b += r.step) {
+      const uint64_t i = b + threadIdx.x;
+      if (i < n) out[i] = f(in[i]);
+    }
+    return;
+  }
+  for (uint64_t b = global_thread_index() - threadIdx.x; b < n; b += grid_stride()) {
+    const uint64_t i = b + threadIdx.x;
+    if (i < n) out[i] = f(in[strided_offset(i, num_dims, info, info + num_dims)]);
+  }
+}
+
 // The unary-shaped entry contract of candle (affine, unary, cast): null info, or an info that
-// describes a contiguous layout, takes the vectorised path.
+// describes a contiguous layout, takes the vectorised path (heavy ops on 8-byte values:
+// map_unary_layout_uniform).
 // Blocks above the resident split's cap leave first when info is null, before any other
 // instruction: under candle's grid they are nearly all of the grid, and the length of their path
 // decides how fast the grid drains.
@@ -194,6 +229,10 @@ template <typename TI, typename TO, typename F>
 HKB_DEVICE void map_unary_layout(uint64_t n, uint64_t num_dims, const size_t* info, const TI* in,
                                  TO* out, F f) {
   if (info == nullptr && blockIdx.x >= resident_cap()) return;
+  if constexpr (is_heavy<F>::value && max_size<TI, TO>::value == 8) {
+    map_unary_layout_uniform(n, num_dims, info, in, out, f);
+    return;
+  }
   if (info == nullptr || is_contiguous(num_dims, info, info + num_dims)) {
     map_contiguous(n, in, out, f);
   } else {

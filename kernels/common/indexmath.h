@@ -43,8 +43,9 @@ HKB_DEVICE DivMod divmod(uint64_t a, uint32_t b) {
 // kernels whose 32-bit paths must not pay the call's registers under a tight register cap.
 HKB_DEVICE DivMod divmod_inline(uint64_t a, uint64_t b) {
   if ((a | b) <= 0xFFFFFFFFull) {
-    const uint32_t q = static_cast<uint32_t>(a) / static_cast<uint32_t>(b);
-    return {q, a - static_cast<uint64_t>(q) * b};
+    const uint32_t a32 = static_cast<uint32_t>(a), b32 = static_cast<uint32_t>(b);
+    const uint32_t q = a32 / b32;
+    return {q, a32 - q * b32};
   }
   const uint64_t q = udiv64(a, b);
   return {q, a - q * b};

@@ -51,7 +51,8 @@ constexpr uint32_t kResidentGridPerMP = 2;
 // Bytes of the wider operand a busy thread moves per unit: one 16-byte vector access per operand.
 constexpr int kPackBytes = 16;
 // Packs of 2- and 4-byte values a thread loads before its first store (others: one, since a
-// second pack of 1- or 8-byte values spills under the 32-register budget).
+// second pack of 1- or 8-byte values spills under the 32-register budget; heavy ops take one too:
+// a second pack of bf16 sin spills under the 64 VGPRs of gfx906's 1024-thread blocks).
 constexpr int kContiguousInflight = 2;
 
 // ---------------------------------------------------------------------------------------------
@@ -111,6 +112,9 @@ constexpr bool kFastPresum = HKB_FAST_PRESUM != 0;
 constexpr int kFastDepthNarrow = 1;
 // 16-byte loads a thread has in flight in the row loops of softmax and the norms.
 constexpr int kRowUnroll = 4;
+// The same in softmax's write pass over 2-byte values: four packs are 32 exps in flight, which
+// spill under the 64 VGPRs of gfx906's 1024-thread blocks.
+constexpr int kSoftmaxNarrowDepth = 2;
 
 // ---------------------------------------------------------------------------------------------
 // Indexing (indexing.hip).
@@ -146,6 +150,11 @@ constexpr uint32_t kQuantBusyBlocksPerMP = 8;
 constexpr int kQuantUnitsInFlight = 2;
 // q8_1 blocks a lane group of quantize_q8_1 loads (16 bytes a lane each) before reducing them.
 constexpr int kQuantQ8BlocksInFlight = 2;
+
+// Outputs a thread of mul_mat may own and still take them as 8 rows: q3_K's 128 x 128 tile gives
+// each of the 128 threads 128, and 8 rows of decoded weights beside 128 accumulators pass 256
+// VGPRs (spills on gfx906 and gfx1030), so there a thread takes 4 rows of twice the columns.
+constexpr int kMmqFullRowOutputs = 64;
 
 }  // namespace tuning
 }  // namespace hkb

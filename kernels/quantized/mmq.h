@@ -4,10 +4,10 @@
 // sizes are per format and part of the ABI (the caller derives the grid from them).
 //
 // Each GPU block walks k in chunks: it copies the chunk's raw weight blocks of its MMQ_Y rows and
-// the q8_1 blocks of its MMQ_X columns to shared memory, then every thread multiplies 8 rows by
-// MMQ_X * MMQ_Y / 1024 columns out of shared memory with the MMVQ items of vecdot.h (one
-// definition of each format's integer dot product; a weight item is decoded once for all of the
-// thread's columns). Beyond candle:
+// the q8_1 blocks of its MMQ_X columns to shared memory, then every thread multiplies 8 rows (4 in
+// q3_K's 128 x 128 tile) by MMQ_X * MMQ_Y / 128 / rows columns out of shared memory with the MMVQ
+// items of vecdot.h (one definition of each format's integer dot product; a weight item is decoded
+// once for all of the thread's columns). Beyond candle:
 //   - a chunk ends at the last whole block of the row, so every k that is a multiple of the
 //     format's block is right (candle reads the next row when k is not a multiple of its tile);
 //   - rows past nrows_x and columns past ncols_y are read as the last valid one and never written;
@@ -22,7 +22,12 @@
 namespace hkb::quant {
 
 constexpr int kMmqThreads = 128;
-constexpr int kMmqRowsPerThread = 8;
+// Rows of a thread's outputs: 8, or 4 where the tile gives a thread more than
+// tuning::kMmqFullRowOutputs outputs (the decoded weights of its rows would not fit beside them).
+template <int MMQ_X, int MMQ_Y>
+constexpr int mmq_rows_per_thread() {
+  return MMQ_X * MMQ_Y / kMmqThreads > hkb::tuning::kMmqFullRowOutputs ? 4 : 8;
+}
 
 // Weight blocks per chunk: 32-value formats take 256 (MMQ_X 64) or 128 (MMQ_X 128) values so that
 // the q8_1 tile stays at 18 KiB; the 256-value formats one block.
@@ -78,6 +83,7 @@ HKB_DEVICE void mmq(const void* __restrict__ vx, const void* __restrict__ vy,
   static_assert(kPhases == 1 || (F::kValues == 256 && V::kItems == 8), "phases: q3_K layout");
   constexpr int kPhaseItems = V::kItems / kPhases, kPhaseBytes = kYPerBlock / kPhases;
   constexpr int kWLine = kB * F::kBytes, kYLine = kB * kYPerBlock / kPhases;
+  constexpr int kMmqRowsPerThread = mmq_rows_per_thread<MMQ_X, MMQ_Y>();
   constexpr int kRowGroups = MMQ_Y / kMmqRowsPerThread;
   constexpr int kColGroups = kMmqThreads / kRowGroups;
   constexpr int kCols = MMQ_X / kColGroups;

@@ -239,7 +239,10 @@ HKB_DEVICE void segment_finish(const Op& op, uint32_t seg, uint32_t count,
   const uint32_t segs = n / seg;
   const uint32_t pair = tid / g;  // value pair / segs, segment pair % segs
   const bool has = pair < count * segs;
-  V r = has ? buf[(pair / segs) * nw + (pair % segs) * g + tid % g] : op.identity();
+  // A group of g lanes without a pair never emits and combines only within itself: it takes entry
+  // 0 (written by this batch). Choosing op.identity() for it made clang select between the
+  // addresses of the buffer and of a temporary, keeping the identity in scratch memory.
+  V r = buf[has ? (pair / segs) * nw + (pair % segs) * g + tid % g : 0];
   for (uint32_t m = g >> 1; m > 0; m >>= 1) r = op.combine(r, xor_shuffle<false>(r, m, W));
   if (has && tid % g == 0) emit(pair / segs, pair % segs, r);
 }

@@ -37,9 +37,9 @@ HKB_DEVICE void visit_contiguous(const T* x, uint64_t n, uint32_t tid, uint32_t 
 }
 
 // y[j] = f(x[j]) for the j of thread `tid`, last elements first (the end of a row that was just
-// read is the part most likely still in cache). 16-byte accesses when x and y share their offset
-// within 16 bytes, scalar otherwise. x may equal y.
-template <typename T, typename F>
+// read is the part most likely still in cache). 16-byte accesses, kDepth packs in flight, when x
+// and y share their offset within 16 bytes, scalar otherwise. x may equal y.
+template <int kDepth, typename T, typename F>
 HKB_DEVICE void map_row_reverse(const T* x, T* y, uint64_t n, uint32_t tid, uint32_t nt, F&& f) {
   constexpr int V = 16 / sizeof(T);
   using P = hkb::Pack<T, V>;
@@ -57,15 +57,15 @@ HKB_DEVICE void map_row_reverse(const T* x, T* y, uint64_t n, uint32_t tid, uint
   for (uint64_t j = head + packs * V + tid; j < n; j += nt) y[j] = f(x[j]);
   const P* xp = reinterpret_cast<const P*>(x + head);
   P* yp = reinterpret_cast<P*>(y + head);
-  for (uint64_t b = tid; b < packs; b += static_cast<uint64_t>(kUnroll) * nt) {
-    P buf[kUnroll];
+  for (uint64_t b = tid; b < packs; b += static_cast<uint64_t>(kDepth) * nt) {
+    P buf[kDepth];
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
+    for (int u = 0; u < kDepth; ++u) {
       const uint64_t r = b + static_cast<uint64_t>(u) * nt;
       if (r < packs) buf[u] = xp[packs - 1 - r];
     }
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
+    for (int u = 0; u < kDepth; ++u) {
       const uint64_t r = b + static_cast<uint64_t>(u) * nt;
       if (r < packs) {
         P o;
@@ -96,8 +96,9 @@ __device__ void softmax(const T* src, T* dst, int n_cols) {
   const SoftmaxPart<A> row = block_reduce(st, op);
   const A inv = A(1) / row.sum;
   const A m = row.max;
-  map_row_reverse(x, y, n, tid, nt,
-                  [&](T v) { return hkb::narrow<T>(exp_of(hkb::widen(v) - m) * inv); });
+  constexpr int kDepth = sizeof(T) == 2 ? hkb::tuning::kSoftmaxNarrowDepth : kUnroll;
+  map_row_reverse<kDepth>(x, y, n, tid, nt,
+                          [&](T v) { return hkb::narrow<T>(exp_of(hkb::widen(v) - m) * inv); });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -378,6 +378,28 @@ TYPED_TEST(BinaryTest, MaxMinNanRules) {
   }
 }
 
+// fp8 comparisons (computed from an order key of the bits, not through float) against the
+// reference's comparison of the values, for every pair of the 256 codes: both NaN codes, both
+// zeros, the subnormals and +-448 included.
+TEST_F(GpuTest, Fp8ComparisonsOfEveryPairOfCodes) {
+  std::vector<hkb::f8e4m3> lhs, rhs;
+  for (uint32_t a = 0; a < 256; ++a) {
+    for (uint32_t b = 0; b < 256; ++b) {
+      lhs.push_back(hkb::f8e4m3{static_cast<uint8_t>(a)});
+      rhs.push_back(hkb::f8e4m3{static_cast<uint8_t>(b)});
+    }
+  }
+  const Layout all = Layout::contiguous({lhs.size()});
+  const Layout transposed = strided({256, 256}, {1, 256});  // the strided path, every pair too
+  for (BinaryOp op :
+       {BinaryOp::kEq, BinaryOp::kNe, BinaryOp::kLt, BinaryOp::kLe, BinaryOp::kGt, BinaryOp::kGe}) {
+    LaunchHow how;
+    how.null_info = true;
+    check_binary<hkb::f8e4m3>(*this, op, all, all, lhs, rhs, how);
+    check_binary<hkb::f8e4m3>(*this, op, transposed, transposed, lhs, rhs);
+  }
+}
+
 // fp8 results saturate to +-448 (overflow and infinities), NaN gives 0x7F, and values below the
 // smallest subnormal round to nearest even. Expected codes are written out by hand.
 TEST_F(GpuTest, Fp8SaturationAndRounding) {

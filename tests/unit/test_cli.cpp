@@ -3,6 +3,7 @@
 #if defined(HKB_TOOL_PATH)
 
 #include "c_api.hpp"
+#include "metadata_patch.hpp"
 #include "temp_dir.hpp"
 
 #include <gtest/gtest.h>
@@ -13,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 
@@ -141,6 +143,51 @@ TEST_F(Cli, DoctorRefusesWhatTheLoaderRefuses) {
   EXPECT_EQ(r.exit, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("is a directory"), std::string::npos) << r.out;
 }
+
+#if defined(HKB_INVENTORY_TEST_DATA)
+// CI's gate on the AMD bundle: `report --fail-on-spill` exits 1 and names, on stderr, every kernel
+// image (module, target, kernel) that spills registers or uses scratch; a clean bundle passes.
+TEST_F(Cli, ReportFailOnSpillNamesEveryKernelAndTarget) {
+  std::ifstream f(std::string(HKB_INVENTORY_TEST_DATA) + "/tiny.hsaco", std::ios::binary);
+  const test_util::Bytes tiny((std::istreambuf_iterator<char>(f)),
+                              std::istreambuf_iterator<char>());
+  ASSERT_GT(tiny.size(), 4096u);
+  auto install = [this](const test_util::Bytes& b) {
+    std::ofstream(dir_ / "work" / "tiny.hsaco", std::ios::binary)
+        .write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+  };
+  const std::string gate = "report --fail-on-spill --bundle '" + work() + "'";
+  install(tiny);
+  Outcome r = hkb(gate);
+  EXPECT_EQ(r.exit, 0) << r.out << r.err;
+  EXPECT_EQ(r.err, "");
+
+  test_util::Bytes b = tiny;
+  ASSERT_EQ(test_util::patch_fixint(&b, ".sgpr_spill_count", 0, 2), 4u);
+  install(b);
+  r = hkb(gate);
+  EXPECT_EQ(r.exit, 1) << r.out << r.err;
+  for (const char* target : {"gfx906", "gfx1030"}) {
+    for (const char* kernel : {"tiny_axpy", "tiny_flags"}) {
+      const std::string line = std::string("tiny ") + target + " " + kernel + ": 2 SGPR spills";
+      EXPECT_NE(r.err.find(line), std::string::npos) << line << "\n" << r.err;
+    }
+  }
+  r = hkb("report --bundle '" + work() + "'");  // without the flag: a report, not a failure
+  EXPECT_EQ(r.exit, 0) << r.err;
+  r = hkb("report --json --fail-on-spill --bundle '" + work() + "'");
+  EXPECT_EQ(r.exit, 1);
+  ASSERT_TRUE(valid_json(r.out)) << r.out;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["spilling"], 4);
+
+  b = tiny;
+  ASSERT_EQ(test_util::patch_fixint(&b, ".private_segment_fixed_size", 0, 8), 4u);
+  install(b);
+  r = hkb(gate);
+  EXPECT_EQ(r.exit, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("tiny gfx906 tiny_axpy: 8 bytes of scratch"), std::string::npos) << r.err;
+}
+#endif
 
 TEST_F(Cli, UnknownLogLevelIsReported) {
   const Outcome r = hkb("doctor", "HKB_LOG_LEVEL=garbage HKB_BUNDLE_DIR=/nonexistent");

@@ -6,6 +6,7 @@
 
 #include "inventory.hpp"
 #include "commands.hpp"
+#include "metadata_patch.hpp"
 #include "msgpack.hpp"
 
 #include <gtest/gtest.h>
@@ -22,7 +23,9 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace hkb_tool;
-using Bytes = std::vector<uint8_t>;
+using test_util::Bytes;
+using test_util::find_all;
+using test_util::msgpack_key;
 
 const std::string kData = HKB_INVENTORY_TEST_DATA;
 
@@ -52,21 +55,6 @@ std::string joined(const std::vector<std::string>& v) {
   std::string s;
   for (const auto& x : v) s += x + "\n";
   return s;
-}
-
-// Offsets of every occurrence of `needle` in `hay`.
-std::vector<size_t> find_all(const Bytes& hay, const Bytes& needle) {
-  std::vector<size_t> at;
-  for (size_t i = 0; i + needle.size() <= hay.size(); ++i) {
-    if (std::memcmp(hay.data() + i, needle.data(), needle.size()) == 0) at.push_back(i);
-  }
-  return at;
-}
-
-Bytes msgpack_key(const std::string& key) {  // fixstr: keys shorter than 32 bytes
-  Bytes b{static_cast<uint8_t>(0xa0 | key.size())};
-  b.insert(b.end(), key.begin(), key.end());
-  return b;
 }
 
 class Inventory : public ::testing::Test {
@@ -649,18 +637,33 @@ TEST_F(Inventory, ReportListsEveryKernelOnEveryTargetAndFlagsSpills) {
   r = run_report(o);
   EXPECT_TRUE(any_contains(r.errors, "has target gfx942")) << joined(r.errors);
 
+  EXPECT_TRUE(report_offenders(r).empty());
+
   // ".vgpr_spill_count" 0 -> 3 for every kernel of every target.
-  Bytes pattern = msgpack_key(".vgpr_spill_count");
-  pattern.push_back(0x00);
   Bytes b = tiny_;
-  const auto at = find_all(b, pattern);
-  ASSERT_EQ(at.size(), 4u);
-  for (size_t p : at) b[p + pattern.size() - 1] = 0x03;
+  ASSERT_EQ(test_util::patch_fixint(&b, ".vgpr_spill_count", 0, 3), 4u);
   write_bytes(bundle_path(), b);
   o.target.clear();
   r = run_report(o);
   EXPECT_EQ(r.spilling, 4u);
+  EXPECT_EQ(r.scratching, 0u);
   EXPECT_NE(report_text(r).find("SPILLS"), std::string::npos);
+  std::vector<std::string> bad = report_offenders(r);
+  ASSERT_EQ(bad.size(), 4u);
+  EXPECT_NE(bad[0].find(": 3 VGPR spills"), std::string::npos) << bad[0];
+
+  // Scratch without a spill (a private array, a dynamic index) is reported too.
+  b = tiny_;
+  ASSERT_EQ(test_util::patch_fixint(&b, ".private_segment_fixed_size", 0, 16), 4u);
+  write_bytes(bundle_path(), b);
+  r = run_report(o);
+  EXPECT_EQ(r.spilling, 0u);
+  EXPECT_EQ(r.scratching, 4u);
+  EXPECT_NE(report_text(r).find("SCRATCH"), std::string::npos);
+  bad = report_offenders(r);
+  ASSERT_EQ(bad.size(), 4u);
+  EXPECT_NE(bad[0].find("16 bytes of scratch"), std::string::npos) << bad[0];
+  EXPECT_EQ(bad[0].find("spills"), std::string::npos) << bad[0];
 }
 
 TEST_F(Inventory, CommandsExitNonZeroOnFailure) {

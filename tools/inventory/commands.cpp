@@ -93,7 +93,9 @@ void add_inventory_commands(CLI::App& app) {
       ->capture_default_str();
   report->add_option("--target", s->report.target, "Only this target (gfx90a, gfx90a:xnack-, ...)");
   report->add_flag("--json", s->report_json, "Machine-readable output");
-  report->add_flag("--fail-on-spill", s->fail_on_spill, "Exit non-zero when any kernel spills");
+  report->add_flag("--fail-on-spill", s->fail_on_spill,
+                   "Exit non-zero when any kernel spills registers or uses scratch memory, "
+                   "naming each on stderr");
   report->callback([s] {
     const ReportResult r = run_report(s->report);
     if (s->report_json) {
@@ -101,7 +103,12 @@ void add_inventory_commands(CLI::App& app) {
     } else {
       std::cout << report_text(r);
     }
-    finish(r.errors.empty() && !(s->fail_on_spill && r.spilling > 0));
+    const auto offenders = s->fail_on_spill ? report_offenders(r) : std::vector<std::string>{};
+    std::cout.flush();
+    for (const auto& line : offenders) {
+      std::fprintf(stderr, "hkb: report: spills or scratch: %s\n", line.c_str());
+    }
+    finish(r.errors.empty() && offenders.empty());
   });
 
   auto* info =

@@ -114,18 +114,22 @@ struct ReportRow {
   bool amdgpu = true;
   KernelMeta kernel;
   Occupancy occupancy;
-  bool spills = false;
+  bool spills = false;   // registers spilled (VGPRs to scratch, SGPRs to VGPR lanes)
+  bool scratch = false;  // private segment (scratch memory) per work-item
 };
 
 struct ReportResult {
   std::vector<ReportRow> rows;
   std::vector<std::string> errors;
   std::vector<std::string> notes;
-  size_t spilling = 0;
+  size_t spilling = 0;    // rows that spill
+  size_t scratching = 0;  // rows that use scratch
 };
 
 ReportResult run_report(const ReportOptions& options);
 std::string report_text(const ReportResult& r);
+// One line per kernel image that spills or uses scratch: "<module> <target> <kernel>: <what>".
+std::vector<std::string> report_offenders(const ReportResult& r);
 nlohmann::json report_json(const ReportResult& r);
 
 // ---- hkb info --------------------------------------------------------------------------------

@@ -130,7 +130,9 @@ ReportResult run_report(const ReportOptions& opt) {
         row.amdgpu = img.kind == ImageKind::kAmdgpu;
         if (row.amdgpu) row.occupancy = amdgpu_occupancy(img.target, k);
         row.spills = k.vgpr_spill_count > 0 || k.sgpr_spill_count > 0;
+        row.scratch = k.private_segment_fixed_size > 0;
         r.spilling += row.spills;
+        r.scratching += row.scratch;
         r.rows.push_back(std::move(row));
       }
     }
@@ -160,6 +162,7 @@ std::string report_text(const ReportResult& r) {
     }
     if (!row.occupancy.note.empty()) limits += " (" + row.occupancy.note + ")";
     if (row.spills) limits += " SPILLS";
+    if (row.scratch) limits += " SCRATCH";
     std::snprintf(
         line, sizeof line, "%-10s %-16s %-36s %5s %5s %5s %6s %6s %6s %7s %4s %5s %6s %s\n",
         row.module.c_str(), row.target.c_str(), k.name.c_str(), str_or_dash(k.vgpr_count).c_str(),
@@ -172,8 +175,26 @@ std::string report_text(const ReportResult& r) {
   }
   for (const auto& n : r.notes) o << "note: " << n << "\n";
   for (const auto& e : r.errors) o << "error: " << e << "\n";
-  o << r.rows.size() << " kernel images, " << r.spilling << " with register spills\n";
+  o << r.rows.size() << " kernel images, " << r.spilling << " with register spills, "
+    << r.scratching << " with scratch\n";
   return o.str();
+}
+
+std::vector<std::string> report_offenders(const ReportResult& r) {
+  std::vector<std::string> lines;
+  for (const auto& row : r.rows) {
+    if (!row.spills && !row.scratch) continue;
+    const KernelMeta& k = row.kernel;
+    std::string what;
+    auto add = [&what](int64_t n, const char* unit) {
+      if (n > 0) what += (what.empty() ? "" : ", ") + std::to_string(n) + " " + unit;
+    };
+    add(k.vgpr_spill_count, "VGPR spills");
+    add(k.sgpr_spill_count, "SGPR spills");
+    add(k.private_segment_fixed_size, "bytes of scratch per work-item");
+    lines.push_back(row.module + " " + row.target + " " + k.name + ": " + what);
+  }
+  return lines;
 }
 
 nlohmann::json report_json(const ReportResult& r) {
@@ -181,6 +202,7 @@ nlohmann::json report_json(const ReportResult& r) {
   j["errors"] = r.errors;
   j["notes"] = r.notes;
   j["spilling"] = r.spilling;
+  j["scratching"] = r.scratching;
   j["kernels"] = nlohmann::json::array();
   for (const auto& row : r.rows) {
     const KernelMeta& k = row.kernel;
@@ -196,7 +218,8 @@ nlohmann::json report_json(const ReportResult& r) {
                         {"scratch_bytes", k.private_segment_fixed_size},
                         {"wavefront_size", k.wavefront_size},
                         {"max_flat_workgroup_size", k.max_flat_workgroup_size},
-                        {"spills", row.spills}};
+                        {"spills", row.spills},
+                        {"scratch", row.scratch}};
     if (row.occupancy.known) {
       e["occupancy"] = {{"waves_per_simd", row.occupancy.waves},
                         {"max_waves", row.occupancy.max_waves},
