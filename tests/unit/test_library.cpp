@@ -250,7 +250,8 @@ TEST_F(LibraryTest, TunedConfigRejectsAKernelThatFitsNoBlock) {
   hkb_launch_config got{};
   const auto s = lib->tuned_config(f, 4096, &got);
   EXPECT_EQ(s.code, HKB_ERROR_RUNTIME);
-  EXPECT_NE(s.message.find("affine_bf16: the runtime reports no resident block of 1024 threads"), std::string::npos)
+  EXPECT_NE(s.message.find("affine_bf16: the runtime reports no resident block of 1024 threads"),
+            std::string::npos)
       << s.message;
 }
 
