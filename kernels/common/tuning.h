@@ -153,8 +153,13 @@ constexpr int kQuantQ8BlocksInFlight = 2;
 
 // Outputs a thread of mul_mat may own and still take them as 8 rows: q3_K's 128 x 128 tile gives
 // each of the 128 threads 128, and 8 rows of decoded weights beside 128 accumulators pass 256
-// VGPRs (spills on gfx906 and gfx1030), so there a thread takes 4 rows of twice the columns.
+// VGPRs (spills on gfx906 and gfx1030), so there a thread takes 4 rows of twice the columns. The
+// 512-register gfx90a/gfx940 keep 8 rows: 4 rows spill there (53 VGPRs on gfx90a).
+#if defined(__gfx90a__) || defined(__gfx940__) || defined(__gfx941__) || defined(__gfx942__)
+constexpr int kMmqFullRowOutputs = 128;
+#else
 constexpr int kMmqFullRowOutputs = 64;
+#endif
 
 }  // namespace tuning
 }  // namespace hkb
