@@ -140,7 +140,8 @@ HKB_DEVICE A8 act_k4(const uint8_t* y, int i) {
 }
 struct W8 {
   int q[4][2];
-  float dl[4], ml[4];  // per k: the group's d * scale (and dmin * min)
+  float d, dmin;
+  uint32_t sc;  // byte k: group k's scale (q2_K: scale | min << 4; q3_K, q6_K: a signed byte)
 };
 HKB_DEVICE int dot_k(const W8& w, const A8& a, int k) {
   return dot4_i8(w.q[k][0], a.a[k][0], dot4_i8(w.q[k][1], a.a[k][1], 0));
@@ -163,8 +164,12 @@ struct Groups16 {
     float s = 0.0f;
 #pragma unroll
     for (int k = 0; k < 4; ++k) {
-      float t = w.dl[k] * static_cast<float>(dot_k(w, a, k));
-      if constexpr (kMin) t -= w.ml[k] * static_cast<float>(sum_k(a, k));
+      const uint32_t sc = (w.sc >> (8 * k)) & 0xFFu;
+      const float scale = kMin ? static_cast<float>(sc & 15u)
+                               : static_cast<float>(static_cast<int8_t>(static_cast<uint8_t>(sc)));
+      float t = w.d * scale * static_cast<float>(dot_k(w, a, k));
+      if constexpr (kMin)
+        t -= w.dmin * static_cast<float>(sc >> 4) * static_cast<float>(sum_k(a, k));
       s += a.d[k] * t;
     }
     return s;
@@ -176,14 +181,13 @@ struct Vec<Q2_K> : Groups16<true> {
   static HKB_DEVICE W8 load(const uint8_t* b, int i) {
     const uint8_t* q = b + 16 + 32 * (i >> 2) + 8 * (i & 3);
     const uint32_t w0 = ld32<4>(q), w1 = ld32<4>(q + 4), dm = ld32<4>(b + 80);
-    const float d = half_lo(dm), dmin = half_hi(dm);
     W8 w;
+    w.d = half_lo(dm), w.dmin = half_hi(dm), w.sc = 0;
 #pragma unroll
     for (int k = 0; k < 4; ++k) {
-      const uint32_t sc = b[group_k(i, k)];
       w.q[k][0] = static_cast<int>((w0 >> (2 * k)) & 0x03030303u);
       w.q[k][1] = static_cast<int>((w1 >> (2 * k)) & 0x03030303u);
-      w.dl[k] = d * static_cast<float>(sc & 15u), w.ml[k] = dmin * static_cast<float>(sc >> 4);
+      w.sc |= static_cast<uint32_t>(b[group_k(i, k)]) << (8 * k);
     }
     return w;
   }
@@ -194,10 +198,11 @@ struct Vec<Q2_K> : Groups16<true> {
 HKB_DEVICE int q3_levels(uint32_t q, uint32_t h) {
   return static_cast<int>(q | (((~h) & kOnes) * 0xFCu));
 }
-HKB_DEVICE float q3_scale(const uint8_t* sc, int g) {
+// Group g's 6-bit scale less 32 as a signed byte (bits 0..7 of the result).
+HKB_DEVICE uint32_t q3_scale(const uint8_t* sc, int g) {
   const uint32_t lo = (sc[g & 7] >> (4 * (g >> 3))) & 15u;
   const uint32_t hi = (sc[8 + (g & 3)] >> (2 * (g >> 2))) & 3u;
-  return static_cast<float>(static_cast<int>(lo | (hi << 4)) - 32);
+  return ((lo | (hi << 4)) - 32u) & 0xFFu;
 }
 
 template <>
@@ -207,14 +212,14 @@ struct Vec<Q3_K> : Groups16<false> {
     const uint8_t* q = b + 32 + 32 * n + 8 * (i & 3);
     const uint8_t* hm = b + 8 * (i & 3);
     const uint32_t w0 = ld32<2>(q), w1 = ld32<2>(q + 4), h0 = ld32<2>(hm), h1 = ld32<2>(hm + 4);
-    const float d = half_lo(ld16<2>(b + 108));
     W8 w;
+    w.d = half_lo(ld16<2>(b + 108)), w.dmin = 0.0f, w.sc = 0;
 #pragma unroll
     for (int k = 0; k < 4; ++k) {
       const int bit = 4 * n + k;
       w.q[k][0] = q3_levels((w0 >> (2 * k)) & 0x03030303u, h0 >> bit);
       w.q[k][1] = q3_levels((w1 >> (2 * k)) & 0x03030303u, h1 >> bit);
-      w.dl[k] = d * q3_scale(b + 96, group_k(i, k)), w.ml[k] = 0.0f;
+      w.sc |= q3_scale(b + 96, group_k(i, k)) << (8 * k);
     }
     return w;
   }
@@ -235,8 +240,8 @@ struct Vec<Q6_K> : Groups16<false> {
     const uint8_t* h = b + 128 + 32 * n + 8 * r;
     const uint32_t l0[2] = {ld32<2>(l), ld32<2>(l + 4)}, l1[2] = {ld32<2>(l + 32), ld32<2>(l + 36)};
     const uint32_t hw[2] = {ld32<2>(h), ld32<2>(h + 4)};
-    const float d = half_lo(ld16<2>(b + 208));
     W8 w;
+    w.d = half_lo(ld16<2>(b + 208)), w.dmin = 0.0f, w.sc = 0;
 #pragma unroll
     for (int k = 0; k < 4; ++k) {
 #pragma unroll
@@ -244,8 +249,7 @@ struct Vec<Q6_K> : Groups16<false> {
         const uint32_t lo = ((k & 1 ? l1[j] : l0[j]) >> (4 * (k >> 1))) & 0x0F0F0F0Fu;
         w.q[k][j] = q6_levels(lo | (((hw[j] >> (2 * k)) & 0x03030303u) << 4));
       }
-      w.dl[k] = d * static_cast<float>(static_cast<int8_t>(b[192 + group_k(i, k)]));
-      w.ml[k] = 0.0f;
+      w.sc |= static_cast<uint32_t>(b[192 + group_k(i, k)]) << (8 * k);
     }
     return w;
   }
