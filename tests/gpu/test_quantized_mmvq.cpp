@@ -147,12 +147,21 @@ std::string mmvq_name(QType t, int b) {
   return std::string("mul_mat_vec_") + gg::info(t).name + "_q8_1_cuda" + std::to_string(b);
 }
 
+// Beyond candle's launch: the weights `w_offset` bytes past an allocation's start, blocks of
+// `threads` threads (0: candle's), a grid of `grid` blocks (0: candle's).
+struct Launch {
+  size_t w_offset = 0;
+  uint32_t threads = 0, grid = 0;
+};
+
 // One launch of mul_mat_vec_<t>_q8_1_cuda<b> with candle's grid and block; dst rows nrows_dst
 // apart (candle: nrows), padding rows and the guard poisoned.
 void check_mmvq(MmvqTest& t, QType type, int b, size_t k, size_t nrows, Scales scales,
-                size_t nrows_dst, size_t zero_col, size_t huge_col) {
+                size_t nrows_dst, size_t zero_col, size_t huge_col, Launch launch = {}) {
   SCOPED_TRACE(mmvq_name(type, b) + " k " + std::to_string(k) + " nrows " + std::to_string(nrows) +
-               " nrows_dst " + std::to_string(nrows_dst) + ", " + t.seed_note());
+               " nrows_dst " + std::to_string(nrows_dst) + " offset " +
+               std::to_string(launch.w_offset) + " threads " + std::to_string(launch.threads) +
+               " grid " + std::to_string(launch.grid) + ", " + t.seed_note());
   const gg::QTypeInfo& in = gg::info(type);
   const size_t kp = gg::q8_1_padded(k), row_bytes = gg::row_bytes(type, k);
   const size_t col_bytes = kp / 32 * 36;
@@ -160,14 +169,17 @@ void check_mmvq(MmvqTest& t, QType type, int b, size_t k, size_t nrows, Scales s
   const std::vector<float> x = t.activations(static_cast<size_t>(b), k, zero_col, huge_col);
   const std::vector<uint8_t> y = gg::quantize_q8_1_rows(x.data(), static_cast<size_t>(b), k, kp);
   const float poison = gpu_test::poison<float>();
-  auto dw = t.device().upload(w);
+  std::vector<uint8_t> placed(launch.w_offset, 0xEE);
+  placed.insert(placed.end(), w.begin(), w.end());
+  auto dw = t.device().upload(placed);
   auto dy = t.device().upload(y);
   auto dd = t.device().upload(std::vector<float>(b * nrows_dst + kGuard, poison));
-  const uint32_t grid =
-      b == 1 ? static_cast<uint32_t>(nrows) : static_cast<uint32_t>((nrows + 1) / 2);
-  const uint32_t by = b <= 4 ? 4 : 2;
+  uint32_t grid = b == 1 ? static_cast<uint32_t>(nrows) : static_cast<uint32_t>((nrows + 1) / 2);
+  uint32_t by = b <= 4 ? 4 : 2;
+  if (launch.grid != 0) grid = launch.grid;
+  if (launch.threads != 0) by = launch.threads / 32;
   hkb::LaunchArgs args;
-  args.arg(dw.ptr())
+  args.arg(static_cast<hkb_devptr>(dw.ptr() + launch.w_offset))
       .arg(dy.ptr())
       .arg(dd.ptr())
       .arg(static_cast<int>(k))
@@ -229,6 +241,20 @@ TEST_F(MmvqTest, MmvqEveryFormatBatchShape) {
 TEST_F(MmvqTest, MmvqExtremeScales) {
   for (QType type : kFormats) {
     for (int b : {1, 3, 8}) check_mmvq(*this, type, b, 512, 33, Scales::extreme, 33, 0, b - 1);
+  }
+}
+
+// Beyond candle's launch: more blocks than row groups (the extra ones leave), blocks of 32 and 64
+// threads, and weights 4 bytes past 16-byte alignment.
+TEST_F(MmvqTest, MmvqLargerGridsOtherBlocksAndAlignment) {
+  for (QType type : {QType::q4_0, QType::q5_1, QType::q8_0, QType::q2_K, QType::q3_K, QType::q4_K,
+                     QType::q6_K}) {
+    for (int b : {1, 4, 8}) {
+      check_mmvq(*this, type, b, 4096, 33, Scales::normal, 33, 9, 9, {0, 0, 40});
+      check_mmvq(*this, type, b, 4096, 33, Scales::normal, 33, 9, 9, {0, 32, 0});
+      check_mmvq(*this, type, b, 4096, 33, Scales::normal, 33, 9, 9, {0, 64, 0});
+      check_mmvq(*this, type, b, 4096, 33, Scales::normal, 33, 9, 9, {4, 0, 0});
+    }
   }
 }
 
