@@ -9,6 +9,7 @@
 #   bench/tune.sh --check 'Reduce*' reduce rows2 "-DHKB_FAST_ROWS=2" blocks512 "-DHKB_FAST_BLOCKS=512"
 #   bench/tune.sh --sweep bench/sweeps.txt reduce
 #   bench/tune.sh --kernels /tmp/old/kernels unary before ""   # another tree's kernels, same flags
+#   bench/tune.sh --bench quantized_mmvq quantized bpm16 "-DHKB_MMVQ_BLOCKS_PER_MP=16"
 #
 # BUILD: a build directory configured with -DHKB_BUILD_BENCH=ON and built (default build/nvidia,
 # which tools/gpu-test.sh makes). A variant NAME lives in BUILD/variants/NAME/: MODULE compiled
@@ -21,7 +22,8 @@
 # value is the variant KNOB=VALUE of MODULE, named after both; MODULE ... picks modules of the file.
 # --kernels DIR compiles the variants from DIR (another checkout's kernels/, e.g. `git archive REV`)
 # instead of BUILD's kernels/, so a change of the kernels is timed before and after in one run;
-# FLAGS may then be empty.
+# FLAGS may then be empty. --bench SUFFIX times BUILD/bench/hkb_bench_SUFFIX instead of
+# hkb_bench_MODULE (a module with several benchmarks, e.g. quantized_mmvq).
 # Output: each run's table, then one table per module of % of copy bandwidth, a column per variant.
 # Logs in $OUT, else BUILD/variants/logs.
 set -euo pipefail
@@ -35,6 +37,7 @@ while [ $# -gt 0 ]; do
     --check) check=$2; shift 2 ;;
     --sweep) sweep=1; shift ;;
     --kernels) source_dir=$(cd "$2" && pwd); shift 2 ;;
+    --bench) bench_suffix=$2; shift 2 ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) break ;;
   esac
@@ -85,8 +88,8 @@ fi
 for line in "${variants[@]}"; do
   read -r module name flags <<< "$line"
   [ -f "$source_dir/$module.hip" ] || { echo "tune.sh: no module $source_dir/$module.hip" >&2; exit 2; }
-  [ -x "$build/bench/hkb_bench_$module" ] ||
-    { echo "tune.sh: $build/bench/hkb_bench_$module is not built" >&2; exit 2; }
+  [ -x "$build/bench/hkb_bench_${bench_suffix:-$module}" ] ||
+    { echo "tune.sh: $build/bench/hkb_bench_${bench_suffix:-$module} is not built" >&2; exit 2; }
   [[ "$name" =~ ^[A-Za-z0-9._=-]+$ ]] || { echo "tune.sh: variant name '$name'" >&2; exit 2; }
   for f in $flags; do
     [[ "$f" =~ ^-D(HKB_[A-Z0-9_]+)(=.*)?$ ]] ||
@@ -146,7 +149,7 @@ rc=0
 for module in "${modules[@]}"; do
   names=(base)
   echo "== $module: base ($bundle_dir)"
-  HKB_BUNDLE_DIR=$bundle_dir "$build/bench/hkb_bench_$module" | tee "$logs/base.$module.txt"
+  HKB_BUNDLE_DIR=$bundle_dir "$build/bench/hkb_bench_${bench_suffix:-$module}" | tee "$logs/base.$module.txt"
   for line in "${variants[@]}"; do
     read -r m name flags <<< "$line"
     [ "$m" = "$module" ] || continue
@@ -162,7 +165,7 @@ for module in "${modules[@]}"; do
       fi
       echo "$name: $(grep -E '^\[  PASSED  \]' "$logs/$name.$module.check.log")"
     fi
-    HKB_BUNDLE_DIR=$dir "$build/bench/hkb_bench_$module" | tee "$logs/$name.$module.txt"
+    HKB_BUNDLE_DIR=$dir "$build/bench/hkb_bench_${bench_suffix:-$module}" | tee "$logs/$name.$module.txt"
     names+=("$name")
   done
   # The rows' "of copy" column side by side: the case is the first 48 characters of a row.
