@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
 """Write hkb manifest entries for the candle symbols of one module from the spec TSV.
 
-Usage: tools/import_candle_spec.py SPEC_TSV MODULE [SYMBOL_REGEX]
-  e.g. tools/import_candle_spec.py manifests/candle-abi.tsv AFFINE > manifests/affine.json
+Usage: tools/import_candle_spec.py [--keep MANIFEST] SPEC_TSV MODULE [SYMBOL_REGEX]
+  e.g. tools/import_candle_spec.py --keep manifests/affine.json manifests/candle-abi.tsv AFFINE \
+         > /tmp/affine.json && mv /tmp/affine.json manifests/affine.json
 
 Prints the manifest JSON for MODULE (candle's module name, e.g. AFFINE) to stdout, every phase of
 it, or only the symbols SYMBOL_REGEX matches in full (a module that hkb implements in parts, e.g.
 QUANTIZED). SPEC_TSV has candle-abi.tsv's columns (module, symbol, params); '#' lines are
 comments. Parameter types are written in hkb's manifest vocabulary (see manifests/README.md:
 usize, u8 .. f64, bool, and pointers to those or to void). The manifest in the repository is the
-source of truth once written; this only saves typing it.
+source of truth once written; this only saves typing it. --keep MANIFEST carries what only the
+manifest knows over to the new one: the module's and each kernel's "launch" rule.
 """
 import json
 import re
@@ -39,8 +41,17 @@ def convert_param(text):
 
 
 def main():
-    spec, module = sys.argv[1], sys.argv[2]
-    keep = re.compile(sys.argv[3]) if len(sys.argv) > 3 else None
+    args = sys.argv[1:]
+    old = {}
+    if args[:1] == ["--keep"]:
+        with open(args[1]) as f:
+            old = json.load(f)
+        args = args[2:]
+    if len(args) not in (2, 3):
+        raise SystemExit(__doc__)
+    spec, module = args[0], args[1]
+    keep = re.compile(args[2]) if len(args) > 2 else None
+    old_launch = {k["name"]: k["launch"] for k in old.get("kernels", []) if "launch" in k}
     kernels = []
     header = None
     with open(spec) as f:
@@ -58,14 +69,22 @@ def main():
                 continue
             params = [convert_param(p) for p in row["params"].split(";") if p.strip()]
             kernels.append({"name": row["symbol"], "params": params})
+            if row["symbol"] in old_launch:
+                kernels[-1]["launch"] = old_launch[row["symbol"]]
     kernels.sort(key=lambda k: k["name"])
-    print(dump_manifest(module.lower(), kernels), end="")
+    print(dump_manifest(module.lower(), kernels, old.get("launch")), end="")
 
 
-def dump_manifest(module, kernels):
+def dump_manifest(module, kernels, launch=None):
     """One kernel per line, so diffs of the inventory read one symbol at a time."""
-    rows = [f'  {{"name": "{k["name"]}", "params": {json.dumps(k["params"])}}}' for k in kernels]
-    return '{\n "module": "%s",\n "kernels": [\n%s\n ]\n}\n' % (module, ",\n".join(rows))
+    def row(k):
+        rule = f'"launch": {json.dumps(k["launch"])}, ' if "launch" in k else ""
+        return f'  {{"name": "{k["name"]}", {rule}"params": {json.dumps(k["params"])}}}'
+    head = '{\n "module": "%s",\n' % module
+    if launch is not None:
+        head += ' "launch": %s,\n' % json.dumps(launch)
+    rows = [row(k) for k in kernels]
+    return head + ' "kernels": [\n%s\n ]\n}\n' % ",\n".join(rows)
 
 
 if __name__ == "__main__":
