@@ -29,7 +29,7 @@ extern "C" {
 /* Version of this header (semantic versioning; see docs/abi-policy.md). */
 #define HKB_VERSION_MAJOR 0
 /* Minor version of this header: new functions or kernels, compatible with older callers. */
-#define HKB_VERSION_MINOR 1
+#define HKB_VERSION_MINOR 2
 /* Patch version of this header: fixes only. */
 #define HKB_VERSION_PATCH 0
 /* Version of the binary interface declared here: bumped, together with the library's SONAME,

@@ -16,7 +16,7 @@ use core::marker::{PhantomData, PhantomPinned};
 /// Major version of the header these bindings mirror.
 pub const HKB_VERSION_MAJOR: c_int = 0;
 /// Minor version of the header these bindings mirror.
-pub const HKB_VERSION_MINOR: c_int = 1;
+pub const HKB_VERSION_MINOR: c_int = 2;
 /// Patch version of the header these bindings mirror.
 pub const HKB_VERSION_PATCH: c_int = 0;
 /// The ABI these bindings were written against; compare with what `hkb_version` reports.
@@ -257,6 +257,14 @@ mod tests {
         assert_eq!(abi, HKB_ABI_VERSION, "libhkb {major}.{minor}.{patch}");
         assert_eq!(major, HKB_VERSION_MAJOR);
         assert!(minor >= HKB_VERSION_MINOR, "libhkb {major}.{minor}.{patch}");
+    }
+
+    #[test]
+    fn crate_version_is_the_header_version() {
+        let part = |s: &str| s.parse::<c_int>().unwrap();
+        assert_eq!(part(env!("CARGO_PKG_VERSION_MAJOR")), HKB_VERSION_MAJOR);
+        assert_eq!(part(env!("CARGO_PKG_VERSION_MINOR")), HKB_VERSION_MINOR);
+        assert_eq!(part(env!("CARGO_PKG_VERSION_PATCH")), HKB_VERSION_PATCH);
     }
 
     #[test]
