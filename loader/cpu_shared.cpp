@@ -28,10 +28,11 @@ constexpr uint8_t kFunc = 2, kSection = 3, kTls = 6;
 constexpr uint16_t kMachineX86_64 = 62;
 constexpr uint32_t kX86Pc32 = 2, kX86Plt32 = 4;
 
-// The CPU platform's own thread-locals (threadIdx, its scheduler state) and C++ guard variables.
+// The CPU platform's own thread-locals (threadIdx, its scheduler state) and C++ guard variables
+// (_ZGV*, and __tls_guard: a translation unit's flag that its thread-locals are constructed).
 bool platform_variable(std::string_view name) {
   return name == "threadIdx" || name == "blockIdx" || name == "blockDim" || name == "gridDim" ||
-         name.rfind("_ZN7hkb_cpu", 0) == 0 || name.rfind("_ZGV", 0) == 0;
+         name == "__tls_guard" || name.rfind("_ZN7hkb_cpu", 0) == 0 || name.rfind("_ZGV", 0) == 0;
 }
 
 // `name` is one of the dynamic arrays: plain, or mangled as <length><name>E.
