@@ -67,8 +67,8 @@ class Runtime {
   virtual Status memset_d8(uint64_t dst, uint8_t value, size_t bytes) = 0;
 };
 
-// The GPU backend this library was built with (HIP for amd, the CUDA driver API for nvidia); the
-// cpu flavour has none.
+// The backend of the platform this library was built for: HIP (amd), the CUDA driver API
+// (nvidia), the CPU platform (cpu).
 std::unique_ptr<Runtime> make_platform_runtime();
 // The CPU platform's backend (runtime_cpu.cpp), compiled into every flavour.
 std::unique_ptr<Runtime> make_cpu_runtime();

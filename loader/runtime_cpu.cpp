@@ -326,4 +326,11 @@ std::unique_ptr<Runtime> make_cpu_runtime() {
   return std::make_unique<CpuRuntime>();
 }
 
+#if !defined(HKB_HAS_GPU_RUNTIME)
+// The cpu flavour's own platform is the CPU.
+std::unique_ptr<Runtime> make_platform_runtime() {
+  return make_cpu_runtime();
+}
+#endif
+
 }  // namespace hkb::detail

@@ -117,7 +117,9 @@ TEST_F(Cli, BadFilesAreExitOneWithAMessage) {
   r = hkb("check --manifest '" + work() + "'");
   EXPECT_EQ(r.exit, 1);
   EXPECT_NE(r.out.find("is a directory"), std::string::npos) << r.out << r.err;
-  fs::create_directories(dir_ / "work" / (modules_[0] + kSuffix));
+  // check reads GPU code objects (.hsaco or .fatbin) in every flavour, the cpu one included.
+  const std::string code_object = std::string(kSuffix) == ".fatbin" ? ".fatbin" : ".hsaco";
+  fs::create_directories(dir_ / "work" / (modules_[0] + code_object));
   r = hkb("check --no-candle --bundle '" + work() + "'");
   EXPECT_EQ(r.exit, 1);
   EXPECT_NE(r.out.find("is a directory"), std::string::npos) << r.out << r.err;
