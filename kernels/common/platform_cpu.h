@@ -444,17 +444,10 @@ inline const char* run_block(Block& b, dim3 block) {
   }
 }
 
-// What a host thread keeps between launches, its block state and its fiber stacks, released when
-// the thread ends (at exit for the main thread): neither outlives its thread or leaks.
-struct ThreadResources {
-  Block* block = nullptr;
-  ~ThreadResources() {
-    delete block;
-    if (t_stacks != nullptr) munmap(t_stacks, kMaxThreads * (kStackBytes + kGuardBytes));
-    t_stacks = nullptr;
-  }
-};
-inline thread_local ThreadResources t_resources;
+// A host thread's block state, kept between launches in thread-local storage: nothing on the heap
+// to leak, and no thread-exit destructor, which would keep the module loaded past its dlclose.
+static_assert(std::is_trivially_destructible_v<Block>);
+inline thread_local Block t_block_storage;
 
 // Launches `invoke` (a kernel's parameter unpacker) over the grid. 0, or -1 with `err` filled.
 inline int launch(void (*invoke)(void**), const uint32_t* grid, const uint32_t* block,
@@ -474,8 +467,7 @@ inline int launch(void (*invoke)(void**), const uint32_t* grid, const uint32_t* 
     snprintf(err, err_size, "cannot map fiber stacks");
     return -1;
   }
-  if (t_resources.block == nullptr) t_resources.block = new Block();
-  Block& b = *t_resources.block;
+  Block& b = t_block_storage;
   Block* outer = t_block;
   t_block = &b;
   b.threads = static_cast<uint32_t>(threads);
