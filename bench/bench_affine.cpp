@@ -30,7 +30,7 @@ bench::Row affine_row(const hkb::Device& dev, const std::string& tag, T mul, T a
   });
   hkb::DeviceBuffer<size_t> dinfo;
   if (!info.empty()) dinfo = dev.upload(info);
-  const hkb::Function fn = dev.function(kernel);
+  const hkb::Function fn = bench::function(dev, kernel);
   const double s = bench::time_sets(dev, sets.size(), [&](size_t i) {
     hkb::LaunchArgs args;
     args.arg(kNumel).arg(size_t{2}).arg(info.empty() ? hkb_devptr{0} : dinfo.ptr());

@@ -99,10 +99,38 @@ class Events {
   Event start_ = nullptr, stop_ = nullptr;
 };
 
+// HKB_BENCH_FILTER (comma-separated substrings) limits a run to the cases whose kernel name holds
+// one of them: a case's kernel is the last one bench::function looked up, and time_sets returns NaN
+// for an unwanted one, which Report::add leaves out.
+inline std::string& current_kernel() {
+  static std::string kernel;
+  return kernel;
+}
+inline bool wanted(const std::string& kernel) {
+  const char* filter = std::getenv("HKB_BENCH_FILTER");
+  if (filter == nullptr || *filter == '\0' || kernel.empty()) return true;
+  const std::string f(filter);
+  for (size_t begin = 0; begin <= f.size();) {
+    size_t end = f.find(',', begin);
+    if (end == std::string::npos) end = f.size();
+    if (end > begin && kernel.find(f.substr(begin, end - begin)) != std::string::npos) return true;
+    begin = end + 1;
+  }
+  return false;
+}
+inline hkb::Function function(const hkb::Device& dev, const std::string& kernel) {
+  current_kernel() = kernel;
+  return dev.function(kernel);
+}
+
 // Median seconds per call of launch(set) over `batches` batches of `reps` calls, the calls cycling
-// through sets 0 .. sets - 1; a warm-up call per set first (it also loads the module).
+// through sets 0 .. sets - 1; a warm-up call per set first (it also loads the module). NaN without
+// a launch when HKB_BENCH_FILTER leaves the case out.
 inline double time_sets(const hkb::Device& dev, size_t sets,
                         const std::function<void(size_t)>& launch, int reps = 20, int batches = 7) {
+  const bool skip = !wanted(current_kernel());
+  current_kernel().clear();
+  if (skip) return std::nan("");
   for (size_t s = 0; s < sets; ++s) launch(s);
   dev.synchronize();  // binds the device's context for the events
   Events events;
@@ -217,7 +245,7 @@ inline Row elementwise_row(const hkb::Device& dev, const std::string& kernel,
   });
   hkb::DeviceBuffer<size_t> dinfo;
   if (!info.empty()) dinfo = dev.upload(info);
-  const hkb::Function fn = dev.function(kernel);
+  const hkb::Function fn = function(dev, kernel);
   const double s = time_sets(dev, sets.size(), [&](size_t i) {
     hkb::LaunchArgs args;
     args.arg(numel).arg(num_dims).arg(info.empty() ? hkb_devptr{0} : dinfo.ptr());
@@ -255,6 +283,7 @@ class Report {
   explicit Report(double copy_bw) : copy_bw_(copy_bw) {}
   void section(const std::string& title) { print_header(title.c_str(), copy_bw_); }
   void add(const Row& row) {
+    if (std::isnan(row.seconds)) return;  // left out by HKB_BENCH_FILTER
     print_row(row, copy_bw_);
     rows_.push_back(row);
   }

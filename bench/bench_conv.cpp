@@ -5,6 +5,9 @@
 // - im2col: the conv2d default path for a 3x3 kernel, stride 1, padding 1 over 8 x 64 x 64 x 64
 //   (dst 8 x 64 x 64 x 64 x 3 x 3), and a 7x7 kernel, stride 2, padding 3 over 2 x 3 x 224 x 224
 //   (a network's stem).
+// - im2col1d: the conv1d default path, 8 x 256 x 4096, kernel 3, padding 1.
+// - max_pool2d / avg_pool2d: 8 x 64 x 128 x 128, kernel 2, stride 2.
+// - upsample_bilinear2d: 8 x 64 x 128 x 128 -> 256 x 256, no align_corners, no scale factors.
 // Bytes: the output written plus the input read once.
 #include "bench_common.hpp"
 
@@ -48,7 +51,7 @@ bench::Row upsample_nearest_row(const hkb::Device& dev, const std::string& tag, 
   const double w_scale = static_cast<double>(in.h) / static_cast<double>(ho);  // dims[2] / target
   const double h_scale = static_cast<double>(in.w) / static_cast<double>(wo);  // dims[3] / target
   const auto cfg = bench::candle_grid(n);
-  const hkb::Function fn = dev.function("upsample_nearest2d_" + tag);
+  const hkb::Function fn = bench::function(dev, "upsample_nearest2d_" + tag);
   const double s = bench::time_sets(dev, sets.size(), [&](size_t i) {
     hkb::LaunchArgs args;
     args.arg(ho).arg(wo).arg(w_scale).arg(h_scale).arg(info.ptr());
@@ -69,7 +72,7 @@ bench::Row im2col_row(const hkb::Device& dev, const std::string& tag, Image in, 
   const auto sets = conv_sets<T>(dev, in.numel(), n);
   auto info = dev.upload(in.info());
   const auto cfg = bench::candle_grid(n);
-  const hkb::Function fn = dev.function("im2col_" + tag);
+  const hkb::Function fn = bench::function(dev, "im2col_" + tag);
   const double s = bench::time_sets(dev, sets.size(), [&](size_t i) {
     hkb::LaunchArgs args;
     args.arg(n).arg(ho).arg(wo).arg(k).arg(k).arg(stride).arg(padding).arg(dilation);
@@ -78,6 +81,64 @@ bench::Row im2col_row(const hkb::Device& dev, const std::string& tag, Image in, 
   });
   return {"im2col_" + tag + " " + in.name() + " k" + std::to_string(k) + " s" +
               std::to_string(stride) + " p" + std::to_string(padding),
+          1.0 * (n + in.numel()) * sizeof(T), s};
+}
+
+template <typename T>
+bench::Row im2col1d_row(const hkb::Device& dev, const std::string& tag, size_t b, size_t c,
+                        size_t l, size_t k, size_t padding) {
+  const size_t l_out = l + 2 * padding - (k - 1);  // stride 1, dilation 1
+  const size_t threads = b * l_out * c, n = threads * k;
+  const auto sets = conv_sets<T>(dev, b * c * l, n);
+  auto info = dev.upload(std::vector<size_t>{b, c, l, c * l, l, 1});
+  const auto cfg = bench::candle_grid(threads);
+  const hkb::Function fn = bench::function(dev, "im2col1d_" + tag);
+  const double s = bench::time_sets(dev, sets.size(), [&](size_t i) {
+    hkb::LaunchArgs args;
+    args.arg(threads).arg(l_out).arg(k).arg(size_t{1}).arg(padding).arg(size_t{1});
+    args.arg(info.ptr()).arg(sets[i].src.ptr()).arg(sets[i].dst.ptr());
+    fn.launch(cfg, args);
+  });
+  return {"im2col1d_" + tag + " " + std::to_string(b) + "x" + std::to_string(c) + "x" +
+              std::to_string(l) + " k" + std::to_string(k) + " p" + std::to_string(padding),
+          1.0 * (n + b * c * l) * sizeof(T), s};
+}
+
+// max_pool2d / avg_pool2d with a square kernel k and stride k.
+template <typename T>
+bench::Row pool_row(const hkb::Device& dev, const std::string& op, const std::string& tag, Image in,
+                    size_t k) {
+  const size_t n = in.b * in.c * (in.h / k) * (in.w / k);
+  const auto sets = conv_sets<T>(dev, in.numel(), n);
+  auto info = dev.upload(in.info());
+  const auto cfg = bench::candle_grid(n);
+  const hkb::Function fn = bench::function(dev, op + "_pool2d_" + tag);
+  const double s = bench::time_sets(dev, sets.size(), [&](size_t i) {
+    hkb::LaunchArgs args;
+    args.arg(in.numel()).arg(k).arg(k).arg(k).arg(k).arg(info.ptr());
+    args.arg(sets[i].src.ptr()).arg(sets[i].dst.ptr());
+    fn.launch(cfg, args);
+  });
+  return {
+      op + "_pool2d_" + tag + " " + in.name() + " k" + std::to_string(k) + " s" + std::to_string(k),
+      1.0 * (n + in.numel()) * sizeof(T), s};
+}
+
+template <typename T>
+bench::Row upsample_bilinear_row(const hkb::Device& dev, const std::string& tag, Image in,
+                                 size_t factor) {
+  const size_t ho = in.h * factor, wo = in.w * factor, n = in.b * in.c * ho * wo;
+  const auto sets = conv_sets<T>(dev, in.numel(), n);
+  auto info = dev.upload(in.info());
+  const auto cfg = bench::candle_grid(n);
+  const hkb::Function fn = bench::function(dev, "upsample_bilinear2d_" + tag);
+  const double s = bench::time_sets(dev, sets.size(), [&](size_t i) {
+    hkb::LaunchArgs args;
+    args.arg(ho).arg(wo).arg(false).arg(false).arg(0.0).arg(false).arg(0.0).arg(info.ptr());
+    args.arg(sets[i].src.ptr()).arg(sets[i].dst.ptr());
+    fn.launch(cfg, args);
+  });
+  return {"upsample_bilinear2d_" + tag + " " + in.name() + " x" + std::to_string(factor),
           1.0 * (n + in.numel()) * sizeof(T), s};
 }
 
@@ -94,5 +155,9 @@ int main() {
     report.add(im2col_row<float>(dev, "f32", square, 3, 1, 1));
     report.add(im2col_row<hkb::bf16>(dev, "bf16", square, 3, 1, 1));
     report.add(im2col_row<float>(dev, "f32", {2, 3, 224, 224}, 7, 2, 3));
+    report.add(im2col1d_row<float>(dev, "f32", 8, 256, 4096, 3, 1));
+    report.add(pool_row<float>(dev, "max", "f32", feature, 2));
+    report.add(pool_row<float>(dev, "avg", "f32", feature, 2));
+    report.add(upsample_bilinear_row<float>(dev, "f32", feature, 2));
   });
 }

@@ -31,7 +31,7 @@ bench::Row fill_row(const hkb::Device& dev, const std::string& tag, Op op, bench
     return s;
   });
   const auto cfg = bench::geometry(dev, kernel, kNumel, g);
-  const hkb::Function fn = dev.function(kernel);
+  const hkb::Function fn = bench::function(dev, kernel);
   T value;
   std::memset(&value, 0x3F, sizeof value);
   const double s = bench::time_sets(dev, sets.size(), [&](size_t i) {

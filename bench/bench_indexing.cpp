@@ -4,6 +4,8 @@
 // are noise). A second row per dtype launches one thread per 16-byte word instead of one per
 // element, to show what candle's grid (three quarters of its threads idle here) costs. index_add
 // is the embedding's backward shape: dst rows are read and written once per id, src read once.
+// gather along the last dim of an 8192 x 8192 source with 8192 x 8192 i64 ids (a top-k's or a
+// loss's gather): ids, outputs and one source element per output counted.
 #include "bench_common.hpp"
 
 #include <cstdint>
@@ -41,7 +43,7 @@ bench::Row index_select_row(const hkb::Device& dev, const std::string& kernel,
   auto info = dev.upload(std::vector<size_t>{kIds, 1});
   const auto cfg =
       word_per_thread ? bench::pack_grid(numel * sizeof(T)) : bench::candle_grid(numel);
-  const hkb::Function fn = dev.function(kernel);
+  const hkb::Function fn = bench::function(dev, kernel);
   const double s = bench::time_sets(dev, sets.size(), [&](size_t i) {
     hkb::LaunchArgs args;
     args.arg(numel).arg(size_t{1}).arg(info.ptr()).arg(ids.ptr());
@@ -60,7 +62,7 @@ bench::Row index_add_row(const hkb::Device& dev, const std::string& kernel,
   const auto sets = index_sets<T>(dev, bytes);
   auto ids = dev.upload(ids_host);
   const auto cfg = bench::candle_grid(kHidden);
-  const hkb::Function fn = dev.function(kernel);
+  const hkb::Function fn = bench::function(dev, kernel);
   const double s = bench::time_sets(
       dev, sets.size(),
       [&](size_t i) {
@@ -71,6 +73,29 @@ bench::Row index_add_row(const hkb::Device& dev, const std::string& kernel,
       },
       5, 5);
   return {kernel + " 32000x4096 += 8192 rows", bytes, s};
+}
+
+bench::Row gather_row(const hkb::Device& dev, const std::vector<int64_t>& ids_host) {
+  constexpr size_t kSide = 8192, numel = kSide * kSide;
+  struct Set {
+    hkb::DeviceBuffer<float> src, out;
+  };
+  const double bytes = numel * (sizeof(int64_t) + 2 * sizeof(float));
+  const auto sets = bench::make_sets<Set>(bytes, [&] {
+    Set s{dev.alloc<float>(numel), dev.alloc<float>(numel)};
+    bench::fill(dev, s.src, 0x3C);
+    return s;
+  });
+  auto ids = dev.upload(ids_host);
+  const auto cfg = bench::candle_grid(numel);
+  const hkb::Function fn = bench::function(dev, "gather_i64_f32");
+  const double s = bench::time_sets(dev, sets.size(), [&](size_t i) {
+    hkb::LaunchArgs args;
+    args.arg(numel).arg(ids.ptr()).arg(sets[i].src.ptr()).arg(sets[i].out.ptr());
+    args.arg(kSide).arg(kSide).arg(kSide).arg(size_t{1});
+    fn.launch(cfg, args);
+  });
+  return {"gather_i64_f32 [8192,8192] along the last dim", bytes, s};
 }
 
 }  // namespace
@@ -88,5 +113,8 @@ int main() {
     report.add(index_select_row<uint32_t, hkb::bf16>(dev, "is_u32_bf16", ids32, false));
     report.add(index_select_row<uint32_t, hkb::bf16>(dev, "is_u32_bf16", ids32, true));
     report.add(index_add_row<uint32_t, float>(dev, "ia_u32_f32", ids32));
+    std::vector<int64_t> gather_ids(size_t{8192} * 8192);
+    for (auto& id : gather_ids) id = static_cast<int64_t>(rng() % 8192);
+    report.add(gather_row(dev, gather_ids));
   });
 }

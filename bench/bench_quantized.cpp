@@ -52,7 +52,7 @@ bench::Row dequantize_row(const hkb::Device& dev, const Format& f, bool busy_gri
   const int k = static_cast<int>(five ? kValues : kValues / 32);
   if (busy_grid) grid = 132 * 16;
   const hkb::LaunchConfig cfg = hkb::LaunchConfig::make(grid, 1, 1, block, 1, 1);
-  const hkb::Function fn = dev.function(std::string("dequantize_block_") + f.name + "_f32");
+  const hkb::Function fn = bench::function(dev, std::string("dequantize_block_") + f.name + "_f32");
   size_t i = 0;
   const double s = bench::time_median(dev, [&] {
     hkb::LaunchArgs args;
@@ -72,7 +72,7 @@ bench::Row get_rows_row(const hkb::Device& dev, const std::string& tag, size_t v
   auto tables = rotation(dev, kVocab * row_bytes, tag == "f16" ? 0x00 : 0x14);
   auto ids = dev.upload(ids_host);
   auto out = dev.alloc<float>(ids_host.size() * kHidden);
-  const hkb::Function fn = dev.function("get_rows_" + tag);
+  const hkb::Function fn = bench::function(dev, "get_rows_" + tag);
   size_t i = 0;
   const double s = bench::time_median(dev, [&] {
     hkb::LaunchArgs args;
@@ -93,7 +93,7 @@ bench::Row quantize_row(const hkb::Device& dev) {
   const size_t out_bytes = kRows * kCols / 32 * 36;
   auto out = dev.alloc<uint8_t>(out_bytes);
   const hkb::LaunchConfig cfg = hkb::LaunchConfig::make(kCols / 256, kRows, 1, 256, 1, 1);
-  const hkb::Function fn = dev.function("quantize_q8_1");
+  const hkb::Function fn = bench::function(dev, "quantize_q8_1");
   size_t i = 0;
   const double s = bench::time_median(dev, [&] {
     hkb::LaunchArgs args;

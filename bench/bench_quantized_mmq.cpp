@@ -36,7 +36,7 @@ double mmq_seconds(const hkb::Device& dev, const Format& f, size_t nrows, size_t
   auto w = filled(dev, nrows * (k / f.values) * f.bytes);
   auto y = filled(dev, cols * kp / 32 * 36);
   auto dst = dev.alloc<float>(cols * nrows);
-  const hkb::Function fn = dev.function(std::string("mul_mat_") + f.name);
+  const hkb::Function fn = bench::function(dev, std::string("mul_mat_") + f.name);
   const hkb::LaunchConfig cfg =
       hkb::LaunchConfig::make(static_cast<uint32_t>((nrows + f.mmq_y - 1) / f.mmq_y),
                               static_cast<uint32_t>((cols + f.mmq_x - 1) / f.mmq_x), 1, 32, 4, 1);
@@ -71,7 +71,7 @@ bench::Row moe_row(const hkb::Device& dev, size_t batch) {
   for (bool u : used) distinct += u;
   auto di = dev.upload(ids);
   auto dst = dev.alloc<float>(batch * topk * n);
-  const hkb::Function fn = dev.function("indexed_moe_forward_q4k_q8_1");
+  const hkb::Function fn = bench::function(dev, "indexed_moe_forward_q4k_q8_1");
   const hkb::LaunchConfig cfg =
       hkb::LaunchConfig::make(static_cast<uint32_t>(n), static_cast<uint32_t>(batch),
                               static_cast<uint32_t>(topk), 32, 4, 1);

@@ -49,7 +49,7 @@ std::vector<hkb::DeviceBuffer<uint8_t>> rotation(const hkb::Device& dev, size_t 
 double time_rotated(const hkb::Device& dev, const std::string& name, const hkb::LaunchConfig& cfg,
                     const std::vector<hkb::DeviceBuffer<uint8_t>>& weights,
                     const std::function<void(hkb::LaunchArgs&)>& rest) {
-  const hkb::Function fn = dev.function(name);
+  const hkb::Function fn = bench::function(dev, name);
   size_t i = 0;
   return bench::time_median(dev, [&] {
     hkb::LaunchArgs args;

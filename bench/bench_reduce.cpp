@@ -41,7 +41,7 @@ bench::Row fast_case(const hkb::Device& dev, const std::string& name, size_t row
   const size_t numel = rows * cols;
   const auto sets = reduce_sets(dev, numel * sizeof(T), rows * out_bytes);
   auto info = dev.upload(std::vector<size_t>{rows, cols, cols, 1});
-  const hkb::Function fn = dev.function(name);
+  const hkb::Function fn = bench::function(dev, name);
   const auto cfg =
       hkb::LaunchConfig::make(static_cast<uint32_t>(rows), 1, 1, fast_block(cols), 1, 1);
   const double s = bench::time_sets(dev, sets.size(), [&](size_t i) {
@@ -57,7 +57,7 @@ template <typename T>
 bench::Row softmax_case(const hkb::Device& dev, const std::string& tag, size_t rows, int cols) {
   const size_t bytes = rows * cols * sizeof(T);
   const auto sets = reduce_sets(dev, bytes, bytes);
-  const hkb::Function fn = dev.function("softmax_" + tag);
+  const hkb::Function fn = bench::function(dev, "softmax_" + tag);
   const auto cfg = hkb::LaunchConfig::make(static_cast<uint32_t>(rows), 1, 1, 1, 32, 1);
   const double s = bench::time_sets(dev, sets.size(), [&](size_t i) {
     hkb::LaunchArgs args;
@@ -77,7 +77,7 @@ bench::Row norm_case(const hkb::Device& dev, bool layer, const std::string& tag,
   bench::fill(dev, alpha, 0x3F);
   bench::fill(dev, beta, 0x3E);
   const std::string name = (layer ? "layernorm_" : "rmsnorm_") + tag;
-  const hkb::Function fn = dev.function(name);
+  const hkb::Function fn = bench::function(dev, name);
   const int bs = cols < 1024 ? 32 : 1024;
   const auto cfg = hkb::LaunchConfig::make(static_cast<uint32_t>(rows), 1, 1, bs, 1, 1);
   const double s = bench::time_sets(dev, sets.size(), [&](size_t i) {

@@ -35,7 +35,7 @@ bench::Row unary_row(const hkb::Device& dev, const std::string& op, const std::s
 bench::Row idle_grid_row(const hkb::Device& dev) {
   auto in = dev.alloc<float>(1);
   auto out = dev.alloc<float>(1);
-  const hkb::Function fn = dev.function("ucopy_f32");
+  const hkb::Function fn = bench::function(dev, "ucopy_f32");
   const auto cfg = bench::candle_grid(kNumel);
   const double s = bench::time_median(dev, [&] {
     hkb::LaunchArgs args;
