@@ -101,13 +101,17 @@ HKB_DEVICE uint32_t active_blocks(uint64_t units, uint32_t busy) {
 // through the other block slots and leaves at once: the data moves while the idle blocks retire.
 // The most blocks the resident split makes busy: the whole grid when the device holds it at once
 // (tuning::kResidentGridPerMP blocks per multiprocessor: hkb_launch_config_tuned's grids), else
-// tuning::kResidentQuarters quarters of a block per multiprocessor, at least one. No division, so
+// tuning::kResidentQuarters quarters of a block per multiprocessor, at least one and below
+// tuning::kResidentBlockBound, which idle blocks test before anything else. No division, so
 // idle blocks can test it first: they outnumber the busy ones a thousand to one, and every
 // instruction they run before leaving lengthens the launch.
 HKB_DEVICE uint32_t resident_cap() {
+  constexpr uint32_t kBound = tuning::kResidentBlockBound;
+  if (blockIdx.x >= kBound) return kBound;  // idle whatever the count: no read of it
   const uint32_t mps = multiprocessors();
-  if (gridDim.x <= mps * tuning::kResidentGridPerMP) return gridDim.x;
-  const uint32_t cap = mps * tuning::kResidentQuarters / 4;
+  uint32_t cap = mps * tuning::kResidentQuarters / 4;
+  if (gridDim.x <= mps * tuning::kResidentGridPerMP) cap = gridDim.x;
+  if (cap > kBound) cap = kBound;
   return cap == 0 ? 1 : cap;
 }
 // Busy blocks of the resident split over `units` when a block takes per_block (<= 4096) of them a
