@@ -57,9 +57,9 @@
 // candle launches every CONV kernel with 1024-thread blocks (for_num_elems): bound the registers
 // so such a launch always fits (nvcc gives im2col on 1- and 2-byte types 72 to 90 otherwise).
 #define HKB_CONV_GLOBAL HKB_GLOBAL HKB_OCCUPANCY(1024, 1)
-// The copying kernels (im2col, upsample_nearest2d) are bound by memory latency: two 1024-thread
-// blocks per multiprocessor (at most 32 registers per thread on NVIDIA) keep twice the bytes in
-// flight of one.
+// The copying kernels (im2col, im2col1d, upsample, max pooling) are bound by memory latency: two
+// 1024-thread blocks per multiprocessor (at most 32 registers per thread on NVIDIA) keep twice the
+// bytes in flight of one. avg pooling's f64 sum spills under that cap, so it keeps one block.
 #define HKB_CONV_COPY_GLOBAL HKB_GLOBAL HKB_OCCUPANCY(1024, 2)
 #define HKB_CONV(TAG, T)                                                                           \
   HKB_CONV_GLOBAL void conv1d_##TAG(                                                               \
@@ -90,7 +90,7 @@
       const size_t h_stride, const size_t* info, const T* src, T* dst) {                           \
     pool2d<T, false>(w_k, h_k, w_stride, h_stride, info, src, dst);                                \
   }                                                                                                \
-  HKB_CONV_GLOBAL void max_pool2d_##TAG(                                                           \
+  HKB_CONV_COPY_GLOBAL void max_pool2d_##TAG(                                                      \
       const size_t src_numel, const size_t w_k, const size_t h_k, const size_t w_stride,           \
       const size_t h_stride, const size_t* info, const T* src, T* dst) {                           \
     pool2d<T, true>(w_k, h_k, w_stride, h_stride, info, src, dst);                                 \
@@ -100,7 +100,7 @@
                                                      const size_t* info, const T* src, T* dst) {   \
     upsample_nearest2d<T>(w_out, h_out, w_scale, h_scale, info, src, dst);                         \
   }                                                                                                \
-  HKB_CONV_GLOBAL void upsample_bilinear2d_##TAG(                                                  \
+  HKB_CONV_COPY_GLOBAL void upsample_bilinear2d_##TAG(                                             \
       const size_t w_out, const size_t h_out, const bool align_corners, const bool has_scale_h,    \
       const double scale_h_factor, const bool has_scale_w, const double scale_w_factor,            \
       const size_t* info, const T* src, T* dst) {                                                  \
@@ -113,7 +113,7 @@
       const size_t* info, const T* src, T* dst) {                                                  \
     im2col<T>(dst_numel, h_out, w_out, h_k, w_k, stride, padding, dilation, info, src, dst);       \
   }                                                                                                \
-  HKB_CONV_GLOBAL void im2col1d_##TAG(                                                             \
+  HKB_CONV_COPY_GLOBAL void im2col1d_##TAG(                                                        \
       const size_t dst_numel, const size_t l_out, const size_t l_k, const size_t stride,           \
       const size_t padding, const size_t dilation, const size_t* info, const T* src, T* dst) {     \
     im2col1d<T>(dst_numel, l_out, l_k, stride, padding, dilation, info, src, dst);                 \

@@ -406,11 +406,11 @@ __device__ void scatter(const I* __restrict__ ids, const T* __restrict__ inp, T*
     index_select<I, V>(numel, num_dims, info, ids, inp, out, left_size, src_dim_size,            \
                        ids_dim_size, right_size);                                                \
   }
-#define HKB_GATHER(ITAG, I, VTAG, V)                                                             \
-  HKB_GLOBAL void gather_##ITAG##_##VTAG(const size_t numel, const I* ids, const V* inp, V* out, \
-                                         const size_t left_size, const size_t src_dim_size,      \
-                                         const size_t ids_dim_size, const size_t right_size) {   \
-    gather<I, V>(numel, ids, inp, out, left_size, src_dim_size, ids_dim_size, right_size);       \
+#define HKB_GATHER(ITAG, I, VTAG, V)                                                       \
+  HKB_GLOBAL void HKB_OCCUPANCY(1024, 2) gather_##ITAG##_##VTAG(                           \
+      const size_t numel, const I* ids, const V* inp, V* out, const size_t left_size,      \
+      const size_t src_dim_size, const size_t ids_dim_size, const size_t right_size) {     \
+    gather<I, V>(numel, ids, inp, out, left_size, src_dim_size, ids_dim_size, right_size); \
   }
 #define HKB_INDEX_ADD(ITAG, I, VTAG, V)                                                      \
   HKB_GLOBAL void HKB_OCCUPANCY(1024, 1) ia_##ITAG##_##VTAG(                                 \
