@@ -118,5 +118,6 @@ int main() {
     report.add(fast_case<hkb::bf16>(dev, "fast_argmax_bf16", rows, cols, sizeof(uint32_t)));
     report.add(softmax_case<hkb::bf16>(dev, "bf16", rows, icols));
     report.add(norm_case<hkb::bf16>(dev, false, "bf16", rows, icols));
+    report.add(norm_case<hkb::bf16>(dev, true, "bf16", rows, icols));
   });
 }

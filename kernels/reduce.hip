@@ -109,32 +109,38 @@ HKB_REDUCE_FAST_DTYPES(HKB_FAST)
 HKB_DTYPES_FLOAT(HKB_SUM)
 HKB_SUM(u32, uint32_t)
 
-#define HKB_ROW_OPS(TAG, T)                                                                    \
-  HKB_REDUCE_GLOBAL void softmax_##TAG(const T* src, T* dst, const int n_cols) {               \
-    softmax<T>(src, dst, n_cols);                                                              \
-  }                                                                                            \
-  HKB_REDUCE_GLOBAL void rmsnorm_##TAG(const T* src, T* dst, const T* alpha, const int n_cols, \
-                                       const int block_size, const float eps) {                \
-    rmsnorm<T>(src, dst, alpha, n_cols, eps);                                                  \
-  }                                                                                            \
-  HKB_REDUCE_GLOBAL void layernorm_##TAG(const T* src, T* dst, const T* alpha, const T* beta,  \
-                                         const int n_cols, const int block_size,               \
-                                         const float eps) {                                    \
-    layernorm<T>(src, dst, alpha, beta, n_cols, eps);                                          \
-  }                                                                                            \
-  HKB_REDUCE_GLOBAL void rope_i_##TAG(const T* src, const T* cos, const T* sin, T* dst,        \
-                                      const uint32_t bh, const uint32_t td,                    \
-                                      const uint32_t stride_b) {                               \
-    rope_i<T>(src, cos, sin, dst, bh, td, stride_b);                                           \
-  }                                                                                            \
-  HKB_REDUCE_GLOBAL void rope_##TAG(const T* src, const T* cos, const T* sin, T* dst,          \
-                                    const uint32_t bh, const uint32_t td, const uint32_t d,    \
-                                    const uint32_t stride_b) {                                 \
-    rope<T>(src, cos, sin, dst, bh, td, d, stride_b);                                          \
-  }                                                                                            \
-  HKB_REDUCE_GLOBAL void rope_thd_##TAG(const T* src, const T* cos, const T* sin, T* dst,      \
-                                        const uint32_t b, const uint32_t t, const uint32_t h,  \
-                                        const uint32_t d, const uint32_t stride_b) {           \
-    rope_thd<T>(src, cos, sin, dst, b, t, h, d, stride_b);                                     \
+// rmsnorm: two 1024-thread blocks per multiprocessor (a 32-register cap on NVIDIA) for values of up
+// to 4 bytes, so the loads of one row run while the other block reduces; f64 rows need more
+// registers than two blocks leave, and layernorm's second sum spills under the cap.
+#define HKB_NORM_BLOCKS(T) (sizeof(T) == 8 ? 1 : 2)
+
+#define HKB_ROW_OPS(TAG, T)                                                                       \
+  HKB_REDUCE_GLOBAL void softmax_##TAG(const T* src, T* dst, const int n_cols) {                  \
+    softmax<T>(src, dst, n_cols);                                                                 \
+  }                                                                                               \
+  HKB_GLOBAL void HKB_OCCUPANCY(1024, HKB_NORM_BLOCKS(T))                                         \
+      rmsnorm_##TAG(const T* src, T* dst, const T* alpha, const int n_cols, const int block_size, \
+                    const float eps) {                                                            \
+    rmsnorm<T>(src, dst, alpha, n_cols, eps);                                                     \
+  }                                                                                               \
+  HKB_REDUCE_GLOBAL void layernorm_##TAG(const T* src, T* dst, const T* alpha, const T* beta,     \
+                                         const int n_cols, const int block_size,                  \
+                                         const float eps) {                                       \
+    layernorm<T>(src, dst, alpha, beta, n_cols, eps);                                             \
+  }                                                                                               \
+  HKB_REDUCE_GLOBAL void rope_i_##TAG(const T* src, const T* cos, const T* sin, T* dst,           \
+                                      const uint32_t bh, const uint32_t td,                       \
+                                      const uint32_t stride_b) {                                  \
+    rope_i<T>(src, cos, sin, dst, bh, td, stride_b);                                              \
+  }                                                                                               \
+  HKB_REDUCE_GLOBAL void rope_##TAG(const T* src, const T* cos, const T* sin, T* dst,             \
+                                    const uint32_t bh, const uint32_t td, const uint32_t d,       \
+                                    const uint32_t stride_b) {                                    \
+    rope<T>(src, cos, sin, dst, bh, td, d, stride_b);                                             \
+  }                                                                                               \
+  HKB_REDUCE_GLOBAL void rope_thd_##TAG(const T* src, const T* cos, const T* sin, T* dst,         \
+                                        const uint32_t b, const uint32_t t, const uint32_t h,     \
+                                        const uint32_t d, const uint32_t stride_b) {              \
+    rope_thd<T>(src, cos, sin, dst, b, t, h, d, stride_b);                                        \
   }
 HKB_DTYPES_FLOAT(HKB_ROW_OPS)
