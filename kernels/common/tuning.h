@@ -48,9 +48,9 @@ constexpr uint32_t kResidentQuarters = HKB_RESIDENT_QUARTERS;
 // 2560 on gfx906/gfx908): a grid of no more per multiprocessor has no idle blocks waiting to
 // retire, so all its blocks work (hkb_launch_config_tuned's grids are such).
 constexpr uint32_t kResidentGridPerMP = 2;
-// No block at or past this index is busy, so candle's idle blocks leave on their index alone: a read
-// of the multiprocessor count on each of them slows their retirement. Covers the tuned grids of
-// devices with up to 512 multiprocessors.
+// No block at or past this index is busy, so candle's idle blocks leave on their index alone: a
+// read of the multiprocessor count on each of them slows their retirement. Covers the tuned grids
+// of devices with up to 512 multiprocessors.
 constexpr uint32_t kResidentBlockBound = 1024;
 // Bytes of the wider operand a busy thread moves per unit: one 16-byte vector access per operand.
 constexpr int kPackBytes = 16;
