@@ -109,9 +109,9 @@ HKB_REDUCE_FAST_DTYPES(HKB_FAST)
 HKB_DTYPES_FLOAT(HKB_SUM)
 HKB_SUM(u32, uint32_t)
 
-// rmsnorm: two 1024-thread blocks per multiprocessor (a 32-register cap on NVIDIA) for values of up
-// to 4 bytes, so the loads of one row run while the other block reduces; f64 rows need more
-// registers than two blocks leave, and layernorm's second sum spills under the cap.
+// rmsnorm / layernorm: two 1024-thread blocks per multiprocessor (a 32-register cap on NVIDIA) for
+// values of up to 4 bytes, so the loads of one row run while the other block reduces; f64 rows
+// need more registers than two blocks leave.
 #define HKB_NORM_BLOCKS(T) (sizeof(T) == 8 ? 1 : 2)
 
 #define HKB_ROW_OPS(TAG, T)                                                                       \
@@ -123,9 +123,9 @@ HKB_SUM(u32, uint32_t)
                     const float eps) {                                                            \
     rmsnorm<T>(src, dst, alpha, n_cols, eps);                                                     \
   }                                                                                               \
-  HKB_REDUCE_GLOBAL void layernorm_##TAG(const T* src, T* dst, const T* alpha, const T* beta,     \
-                                         const int n_cols, const int block_size,                  \
-                                         const float eps) {                                       \
+  HKB_GLOBAL void HKB_OCCUPANCY(1024, HKB_NORM_BLOCKS(T))                                         \
+      layernorm_##TAG(const T* src, T* dst, const T* alpha, const T* beta, const int n_cols,      \
+                      const int block_size, const float eps) {                                    \
     layernorm<T>(src, dst, alpha, beta, n_cols, eps);                                             \
   }                                                                                               \
   HKB_REDUCE_GLOBAL void rope_i_##TAG(const T* src, const T* cos, const T* sin, T* dst,           \

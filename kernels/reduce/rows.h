@@ -103,11 +103,16 @@ __device__ void softmax(const T* src, T* dst, int n_cols) {
 
 // ---------------------------------------------------------------------------------------------
 // rmsnorm / layernorm, one block per row. When every pointer is 16-byte aligned and n_cols a whole
-// number of 16-byte packs, each thread keeps its first kCached packs in registers between the
-// passes (a row of up to kCached * 16 bytes * blockDim is read from memory once); the rest is
-// re-read.
+// number of 16-byte packs, each thread keeps its first kCached packs (cached_packs) in registers
+// between the passes (a row of up to kCached * 16 bytes * blockDim is read from memory once); the
+// rest is re-read.
 
-constexpr int kCached = 4;
+// Packs a thread caches: two for 2-byte values, whose conversions to and from f32 take the
+// registers that two blocks per multiprocessor leave (rows of up to 16384 cached in 1024 threads).
+template <typename T>
+struct cached_packs {
+  static constexpr int value = sizeof(T) == 2 ? 2 : 4;
+};
 
 template <typename A>
 struct PlusOp {
@@ -129,6 +134,7 @@ struct NormRow {
   uint64_t n;
   uint32_t tid, nt;
   bool vec;
+  static constexpr int kCached = cached_packs<T>::value;
   P cache[kCached];
 
   HKB_DEVICE NormRow(const T* x_, T* y_, const T* alpha_, const T* beta_, uint64_t n_)
