@@ -1,8 +1,8 @@
 // REDUCE throughput with candle's launch geometry on 8192 x 8192 tensors (and a few other row
 // widths): fast_* over the last dim (grid = rows, block = next power of two of the row up to
 // 1024), softmax (grid = rows, block (1,32,1)), rmsnorm/layernorm (block 1024, 32 under 1024
-// columns). Bytes counted: the input read once plus the output written once (alpha/beta and the
-// info array are noise at this size).
+// columns), and softmax over 65536 rows of 128 (attention scores). Bytes counted: the input read
+// once plus the output written once (alpha/beta and the info array are noise at this size).
 #include "bench_common.hpp"
 
 #include <cstdint>
@@ -117,6 +117,8 @@ int main() {
     report.add(fast_case<hkb::bf16>(dev, "fast_max_bf16", rows, cols));
     report.add(fast_case<hkb::bf16>(dev, "fast_argmax_bf16", rows, cols, sizeof(uint32_t)));
     report.add(softmax_case<hkb::bf16>(dev, "bf16", rows, icols));
+    report.add(softmax_case<float>(dev, "f32", 65536, 128));
+    report.add(softmax_case<hkb::bf16>(dev, "bf16", 65536, 128));
     report.add(norm_case<hkb::bf16>(dev, false, "bf16", rows, icols));
     report.add(norm_case<hkb::bf16>(dev, true, "bf16", rows, icols));
   });
