@@ -42,24 +42,36 @@ std::vector<Buffers<T>> conv_sets(const hkb::Device& dev, size_t src_len, size_t
   });
 }
 
+// A CONV kernel launched as candle launches it (for_num_elems over `threads`) on sources of
+// `src_len` and outputs of `n` elements: `leading(args)` adds the kernel's scalar arguments, then
+// info, src and dst follow. Bytes: the outputs written plus the sources read once.
+template <typename T, typename Leading>
+bench::Row conv_row(const hkb::Device& dev, const std::string& kernel, const std::string& label,
+                    const std::vector<size_t>& info_host, size_t src_len, size_t n, size_t threads,
+                    Leading&& leading) {
+  const auto sets = conv_sets<T>(dev, src_len, n);
+  auto info = dev.upload(info_host);
+  const auto cfg = bench::candle_grid(threads);
+  const hkb::Function fn = bench::function(dev, kernel);
+  const double s = bench::time_sets(dev, sets.size(), [&](size_t i) {
+    hkb::LaunchArgs args;
+    leading(args);
+    args.arg(info.ptr()).arg(sets[i].src.ptr()).arg(sets[i].dst.ptr());
+    fn.launch(cfg, args);
+  });
+  return {kernel + " " + label, 1.0 * (n + src_len) * sizeof(T), s};
+}
+
 template <typename T>
 bench::Row upsample_nearest_row(const hkb::Device& dev, const std::string& tag, Image in,
                                 size_t factor) {
   const size_t ho = in.h * factor, wo = in.w * factor, n = in.b * in.c * ho * wo;
-  const auto sets = conv_sets<T>(dev, in.numel(), n);
-  auto info = dev.upload(in.info());
   const double w_scale = static_cast<double>(in.h) / static_cast<double>(ho);  // dims[2] / target
   const double h_scale = static_cast<double>(in.w) / static_cast<double>(wo);  // dims[3] / target
-  const auto cfg = bench::candle_grid(n);
-  const hkb::Function fn = bench::function(dev, "upsample_nearest2d_" + tag);
-  const double s = bench::time_sets(dev, sets.size(), [&](size_t i) {
-    hkb::LaunchArgs args;
-    args.arg(ho).arg(wo).arg(w_scale).arg(h_scale).arg(info.ptr());
-    args.arg(sets[i].src.ptr()).arg(sets[i].dst.ptr());
-    fn.launch(cfg, args);
-  });
-  return {"upsample_nearest2d_" + tag + " " + in.name() + " x" + std::to_string(factor),
-          1.0 * (n + in.numel()) * sizeof(T), s};
+  return conv_row<T>(dev, "upsample_nearest2d_" + tag, in.name() + " x" + std::to_string(factor),
+                     in.info(), in.numel(), n, n, [&](hkb::LaunchArgs& args) {
+                       args.arg(ho).arg(wo).arg(w_scale).arg(h_scale);
+                     });
 }
 
 template <typename T>
@@ -69,39 +81,27 @@ bench::Row im2col_row(const hkb::Device& dev, const std::string& tag, Image in, 
   const size_t ho = (in.h + 2 * padding - dilation * (k - 1) - 1) / stride + 1;
   const size_t wo = (in.w + 2 * padding - dilation * (k - 1) - 1) / stride + 1;
   const size_t n = in.b * ho * wo * in.c * k * k;
-  const auto sets = conv_sets<T>(dev, in.numel(), n);
-  auto info = dev.upload(in.info());
-  const auto cfg = bench::candle_grid(n);
-  const hkb::Function fn = bench::function(dev, "im2col_" + tag);
-  const double s = bench::time_sets(dev, sets.size(), [&](size_t i) {
-    hkb::LaunchArgs args;
-    args.arg(n).arg(ho).arg(wo).arg(k).arg(k).arg(stride).arg(padding).arg(dilation);
-    args.arg(info.ptr()).arg(sets[i].src.ptr()).arg(sets[i].dst.ptr());
-    fn.launch(cfg, args);
-  });
-  return {"im2col_" + tag + " " + in.name() + " k" + std::to_string(k) + " s" +
-              std::to_string(stride) + " p" + std::to_string(padding),
-          1.0 * (n + in.numel()) * sizeof(T), s};
+  return conv_row<T>(
+      dev, "im2col_" + tag,
+      in.name() + " k" + std::to_string(k) + " s" + std::to_string(stride) + " p" +
+          std::to_string(padding),
+      in.info(), in.numel(), n, n, [&](hkb::LaunchArgs& args) {
+        args.arg(n).arg(ho).arg(wo).arg(k).arg(k).arg(stride).arg(padding).arg(dilation);
+      });
 }
 
 template <typename T>
 bench::Row im2col1d_row(const hkb::Device& dev, const std::string& tag, size_t b, size_t c,
                         size_t l, size_t k, size_t padding) {
   const size_t l_out = l + 2 * padding - (k - 1);  // stride 1, dilation 1
-  const size_t threads = b * l_out * c, n = threads * k;
-  const auto sets = conv_sets<T>(dev, b * c * l, n);
-  auto info = dev.upload(std::vector<size_t>{b, c, l, c * l, l, 1});
-  const auto cfg = bench::candle_grid(threads);
-  const hkb::Function fn = bench::function(dev, "im2col1d_" + tag);
-  const double s = bench::time_sets(dev, sets.size(), [&](size_t i) {
-    hkb::LaunchArgs args;
-    args.arg(threads).arg(l_out).arg(k).arg(size_t{1}).arg(padding).arg(size_t{1});
-    args.arg(info.ptr()).arg(sets[i].src.ptr()).arg(sets[i].dst.ptr());
-    fn.launch(cfg, args);
-  });
-  return {"im2col1d_" + tag + " " + std::to_string(b) + "x" + std::to_string(c) + "x" +
-              std::to_string(l) + " k" + std::to_string(k) + " p" + std::to_string(padding),
-          1.0 * (n + b * c * l) * sizeof(T), s};
+  const size_t threads = b * l_out * c;
+  return conv_row<T>(
+      dev, "im2col1d_" + tag,
+      std::to_string(b) + "x" + std::to_string(c) + "x" + std::to_string(l) + " k" +
+          std::to_string(k) + " p" + std::to_string(padding),
+      {b, c, l, c * l, l, 1}, b * c * l, threads * k, threads, [&](hkb::LaunchArgs& args) {
+        args.arg(threads).arg(l_out).arg(k).arg(size_t{1}).arg(padding).arg(size_t{1});
+      });
 }
 
 // max_pool2d / avg_pool2d with a square kernel k and stride k.
@@ -109,37 +109,20 @@ template <typename T>
 bench::Row pool_row(const hkb::Device& dev, const std::string& op, const std::string& tag, Image in,
                     size_t k) {
   const size_t n = in.b * in.c * (in.h / k) * (in.w / k);
-  const auto sets = conv_sets<T>(dev, in.numel(), n);
-  auto info = dev.upload(in.info());
-  const auto cfg = bench::candle_grid(n);
-  const hkb::Function fn = bench::function(dev, op + "_pool2d_" + tag);
-  const double s = bench::time_sets(dev, sets.size(), [&](size_t i) {
-    hkb::LaunchArgs args;
-    args.arg(in.numel()).arg(k).arg(k).arg(k).arg(k).arg(info.ptr());
-    args.arg(sets[i].src.ptr()).arg(sets[i].dst.ptr());
-    fn.launch(cfg, args);
-  });
-  return {
-      op + "_pool2d_" + tag + " " + in.name() + " k" + std::to_string(k) + " s" + std::to_string(k),
-      1.0 * (n + in.numel()) * sizeof(T), s};
+  return conv_row<T>(
+      dev, op + "_pool2d_" + tag, in.name() + " k" + std::to_string(k) + " s" + std::to_string(k),
+      in.info(), in.numel(), n, n,
+      [&](hkb::LaunchArgs& args) { args.arg(in.numel()).arg(k).arg(k).arg(k).arg(k); });
 }
 
 template <typename T>
 bench::Row upsample_bilinear_row(const hkb::Device& dev, const std::string& tag, Image in,
                                  size_t factor) {
   const size_t ho = in.h * factor, wo = in.w * factor, n = in.b * in.c * ho * wo;
-  const auto sets = conv_sets<T>(dev, in.numel(), n);
-  auto info = dev.upload(in.info());
-  const auto cfg = bench::candle_grid(n);
-  const hkb::Function fn = bench::function(dev, "upsample_bilinear2d_" + tag);
-  const double s = bench::time_sets(dev, sets.size(), [&](size_t i) {
-    hkb::LaunchArgs args;
-    args.arg(ho).arg(wo).arg(false).arg(false).arg(0.0).arg(false).arg(0.0).arg(info.ptr());
-    args.arg(sets[i].src.ptr()).arg(sets[i].dst.ptr());
-    fn.launch(cfg, args);
-  });
-  return {"upsample_bilinear2d_" + tag + " " + in.name() + " x" + std::to_string(factor),
-          1.0 * (n + in.numel()) * sizeof(T), s};
+  return conv_row<T>(dev, "upsample_bilinear2d_" + tag, in.name() + " x" + std::to_string(factor),
+                     in.info(), in.numel(), n, n, [&](hkb::LaunchArgs& args) {
+                       args.arg(ho).arg(wo).arg(false).arg(false).arg(0.0).arg(false).arg(0.0);
+                     });
 }
 
 }  // namespace
