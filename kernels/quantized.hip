@@ -91,7 +91,10 @@ HKB_GET_ROWS_PLAIN(bf16, hkb::bf16)
 #include "quantized/mmvq.h"
 
 #define HKB_DMMV_KERNEL HKB_GLOBAL void HKB_OCCUPANCY(64, 16)
-#define HKB_MMVQ_KERNEL HKB_GLOBAL void HKB_OCCUPANCY(128, 8)
+// MMVQ: 64 registers on NVIDIA (8 blocks of 128 threads per SM); the batch-1 row products of the
+// 32-value formats need fewer than 32, and 16 resident blocks overlap more of candle's one-row
+// blocks (docs/performance.md).
+#define HKB_MMVQ_KERNEL(MIN_BLOCKS) HKB_GLOBAL void HKB_OCCUPANCY(128, MIN_BLOCKS)
 
 #define HKB_DMMV(NAME, F)                                                                \
   HKB_DMMV_KERNEL dequantize_mul_mat_vec_##NAME(                                         \
@@ -116,21 +119,22 @@ HKB_DMMV_KERNEL dequantize_mul_mat_vec_q5_k(const void* __restrict__ vx,
   q::dmmv<q::Q5_K>(vx, yy, dst, ncols, static_cast<int>(gridDim.x));
 }
 
-#define HKB_MMVQ_1(TAG, F, N)                                                            \
-  HKB_MMVQ_KERNEL mul_mat_vec_##TAG##_q8_1_cuda##N(                                      \
-      const void* __restrict__ vx, const void* __restrict__ vy, float* __restrict__ dst, \
-      const int ncols_x, const int nrows_x, const int nrows_y, const int nrows_dst) {    \
-    q::mmvq<q::F, N>(vx, vy, dst, ncols_x, nrows_x, nrows_y, nrows_dst);                 \
+#define HKB_MMVQ_1(TAG, F, N, MIN_BLOCKS)                                                         \
+  HKB_MMVQ_KERNEL(MIN_BLOCKS)                                                                     \
+  mul_mat_vec_##TAG##_q8_1_cuda##N(const void* __restrict__ vx, const void* __restrict__ vy,      \
+                                   float* __restrict__ dst, const int ncols_x, const int nrows_x, \
+                                   const int nrows_y, const int nrows_dst) {                      \
+    q::mmvq<q::F, N>(vx, vy, dst, ncols_x, nrows_x, nrows_y, nrows_dst);                          \
   }
-#define HKB_MMVQ(TAG, F) \
-  HKB_MMVQ_1(TAG, F, 1)  \
-  HKB_MMVQ_1(TAG, F, 2)  \
-  HKB_MMVQ_1(TAG, F, 3)  \
-  HKB_MMVQ_1(TAG, F, 4)  \
-  HKB_MMVQ_1(TAG, F, 5)  \
-  HKB_MMVQ_1(TAG, F, 6)  \
-  HKB_MMVQ_1(TAG, F, 7)  \
-  HKB_MMVQ_1(TAG, F, 8)
+#define HKB_MMVQ(TAG, F)                              \
+  HKB_MMVQ_1(TAG, F, 1, q::F::kValues == 32 ? 16 : 8) \
+  HKB_MMVQ_1(TAG, F, 2, 8)                            \
+  HKB_MMVQ_1(TAG, F, 3, 8)                            \
+  HKB_MMVQ_1(TAG, F, 4, 8)                            \
+  HKB_MMVQ_1(TAG, F, 5, 8)                            \
+  HKB_MMVQ_1(TAG, F, 6, 8)                            \
+  HKB_MMVQ_1(TAG, F, 7, 8)                            \
+  HKB_MMVQ_1(TAG, F, 8, 8)
 HKB_MMVQ(q4_0, Q4_0)
 HKB_MMVQ(q4_1, Q4_1)
 HKB_MMVQ(q5_0, Q5_0)
@@ -147,7 +151,6 @@ HKB_MMVQ(q6_K, Q6_K)
 #include "quantized/moe.h"
 
 #define HKB_MMQ_KERNEL HKB_GLOBAL void HKB_OCCUPANCY(128, 2)
-#define HKB_MOE_KERNEL HKB_GLOBAL void HKB_OCCUPANCY(128, 4)
 
 // MMQ_X, MMQ_Y: candle's tile of columns and rows per GPU block (its grid follows from them).
 #define HKB_MMQ(TAG, F, MMQ_X, MMQ_Y)                                                         \
@@ -167,8 +170,10 @@ HKB_MMQ(q4_K, Q4_K, 64, 128)
 HKB_MMQ(q5_K, Q5_K, 64, 128)
 HKB_MMQ(q6_K, Q6_K, 64, 64)
 
+// Each GPU block is MMVQ's batch-1 row product: the same register bound.
 #define HKB_MOE(TAG, F)                                                                       \
-  HKB_MOE_KERNEL indexed_moe_forward_##TAG##_q8_1(                                            \
+  HKB_MMVQ_KERNEL(q::F::kValues == 32 ? 16 : 8)                                               \
+  indexed_moe_forward_##TAG##_q8_1(                                                           \
       const void* __restrict__ all_weights, const void* __restrict__ all_inputs,              \
       const unsigned int* __restrict__ indices, float* __restrict__ all_outputs, const int n, \
       const int k, const int, const int topk, const int k_padded, const int input_dim1) {     \

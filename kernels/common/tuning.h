@@ -155,6 +155,13 @@ constexpr int kQuantUnitsInFlight = 2;
 // q8_1 blocks a lane group of quantize_q8_1 loads (16 bytes a lane each) before reducing them.
 constexpr int kQuantQ8BlocksInFlight = 2;
 
+// Wide items (quantized/blockdot.h) a thread of a batch-1 MMVQ row loads before its first dot
+// product: one; two or four hold more registers and measured slower (docs/performance.md).
+#ifndef HKB_MMVQ_WIDE_ITEMS
+#define HKB_MMVQ_WIDE_ITEMS 1
+#endif
+constexpr int kMmvqWideItems = HKB_MMVQ_WIDE_ITEMS;
+
 // Outputs a thread of mul_mat may own and still take them as 8 rows: q3_K's 128 x 128 tile gives
 // each of the 128 threads 128, and 8 rows of decoded weights beside 128 accumulators pass 256
 // VGPRs (spills on gfx906 and gfx1030), so there a thread takes 4 rows of twice the columns. The

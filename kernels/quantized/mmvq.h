@@ -6,48 +6,58 @@
 // written (candle writes one float past an odd nrows). dst is stored, not accumulated into: the
 // caller's zeroing is not needed.
 //
-// Threads step over the row's items (vecdot.h), kUnroll items at a time so that the weight loads
-// of several items are in flight together; each item's weights are decoded once and used for
-// every column. Reduction: xor shuffles of width 32 (a 32-thread row of the block, half of a
-// 64-lane CDNA wave, all of an NVIDIA warp or RDNA wave), then shared memory across the rows.
+// Threads step over the row's items: blockdot.h's wide ones where the format has them (a whole
+// block of the 32-value formats, 32 values of q4_K / q5_K / q6_K), vecdot.h's 8-value ones for
+// q2_K and q3_K. Each item's weights are decoded once and used for every column. Reduction: xor
+// shuffles of width 32 (a 32-thread row of the block, half of a 64-lane CDNA wave, all of an
+// NVIDIA warp or RDNA wave), then shared memory across the rows.
 #pragma once
 
-#include "quantized/vecdot.h"
+#include "quantized/blockdot.h"
 
 namespace hkb::quant {
 
 constexpr int kMmvqMaxThreads = 128;
 
-template <typename F, int NCOLS>
-HKB_DEVICE void mmvq(const void* __restrict__ vx, const void* __restrict__ vy,
-                     float* __restrict__ dst, int ncols_x, int nrows_x, int nrows_y,
-                     int nrows_dst) {
-  using V = Vec<F>;
-  constexpr int kRows = NCOLS == 1 ? 1 : 2;
-  constexpr int kUnroll = NCOLS == 1 ? 4 : 2;
-  constexpr int kGroups = kMmvqMaxThreads / 32;
-  __shared__ float partial[kGroups][kRows * NCOLS];
-
-  const int row0 = static_cast<int>(blockIdx.x) * kRows;
-  if (row0 >= nrows_x) return;  // the whole block: before any barrier
-  const int tid = static_cast<int>(threadIdx.x + blockDim.x * threadIdx.y);
-  const int threads = static_cast<int>(blockDim.x * blockDim.y);
-  const int blocks = ncols_x / F::kValues;
-  const int items = blocks * V::kItems;
-  const size_t row_bytes = static_cast<size_t>(blocks) * F::kBytes;
-  const size_t col_bytes = static_cast<size_t>(nrows_y / 32) * kQ81Bytes;
-  constexpr int kYPerBlock = F::kValues / 32 * kQ81Bytes;
-
-  // A second row past nrows_x reads row0 again and its sums are dropped.
-  const uint8_t* wrow[kRows];
+// Sums each thread's acc[r][c] over the block and stores row row0 + r of column c.
+template <int kRows, int NCOLS, int kGroups>
+HKB_DEVICE void mmvq_store(float (&acc)[kRows][NCOLS], float (&partial)[kGroups][kRows * NCOLS],
+                           int tid, int threads, int row0, int nrows_x, float* __restrict__ dst,
+                           int nrows_dst) {
 #pragma unroll
   for (int r = 0; r < kRows; ++r) {
-    const int row = row0 + r < nrows_x ? row0 + r : row0;
-    wrow[r] = static_cast<const uint8_t*>(vx) + row_bytes * static_cast<size_t>(row);
+#pragma unroll
+    for (int c = 0; c < NCOLS; ++c) {
+      float v = acc[r][c];
+#pragma unroll
+      for (int m = 16; m > 0; m >>= 1) v += shfl_xor(v, m, 32);
+      acc[r][c] = v;
+    }
   }
-  const uint8_t* y = static_cast<const uint8_t*>(vy);
+  const int group = tid >> 5, groups = threads >> 5;
+  if ((tid & 31) == 0) {
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+#pragma unroll
+      for (int c = 0; c < NCOLS; ++c) partial[group][r * NCOLS + c] = acc[r][c];
+    }
+  }
+  block_sync();
+  if (tid < kRows * NCOLS) {
+    const int r = tid / NCOLS, c = tid % NCOLS;
+    float s = 0.0f;
+    for (int g = 0; g < groups; ++g) s += partial[g][tid];
+    if (row0 + r < nrows_x) dst[static_cast<size_t>(c) * nrows_dst + row0 + r] = s;
+  }
+}
 
-  float acc[kRows][NCOLS] = {};
+// Thread tid takes items tid, tid + threads, ... of its rows (V: Wide<F> or Vec<F>), kUnroll at a
+// time with every weight load of the round issued before the first dot product.
+template <typename F, typename V, int kUnroll, int NCOLS, int kRows>
+HKB_DEVICE void mmvq_rows(const uint8_t* const (&wrow)[kRows], const uint8_t* y, size_t col_bytes,
+                          int blocks, int tid, int threads, float (&acc)[kRows][NCOLS]) {
+  constexpr int kYPerBlock = F::kValues / 32 * kQ81Bytes;
+  const int items = blocks * V::kItems;
   for (int base = tid; base < items; base += kUnroll * threads) {
     decltype(V::load(nullptr, 0)) w[kUnroll][kRows];
 #pragma unroll
@@ -75,32 +85,42 @@ HKB_DEVICE void mmvq(const void* __restrict__ vx, const void* __restrict__ vy,
       }
     }
   }
+}
 
+template <typename F, int NCOLS>
+HKB_DEVICE void mmvq(const void* __restrict__ vx, const void* __restrict__ vy,
+                     float* __restrict__ dst, int ncols_x, int nrows_x, int nrows_y,
+                     int nrows_dst) {
+  constexpr int kRows = NCOLS == 1 ? 1 : 2;
+  constexpr int kGroups = kMmvqMaxThreads / 32;
+  __shared__ float partial[kGroups][kRows * NCOLS];
+
+  const int row0 = static_cast<int>(blockIdx.x) * kRows;
+  if (row0 >= nrows_x) return;  // the whole block: before any barrier
+  const int tid = static_cast<int>(threadIdx.x + blockDim.x * threadIdx.y);
+  const int threads = static_cast<int>(blockDim.x * blockDim.y);
+  const int blocks = ncols_x / F::kValues;
+  const size_t row_bytes = static_cast<size_t>(blocks) * F::kBytes;
+  const size_t col_bytes = static_cast<size_t>(nrows_y / 32) * kQ81Bytes;
+
+  // A second row past nrows_x reads row0 again and its sums are dropped.
+  const uint8_t* wrow[kRows];
 #pragma unroll
   for (int r = 0; r < kRows; ++r) {
-#pragma unroll
-    for (int c = 0; c < NCOLS; ++c) {
-      float v = acc[r][c];
-#pragma unroll
-      for (int m = 16; m > 0; m >>= 1) v += shfl_xor(v, m, 32);
-      acc[r][c] = v;
-    }
+    const int row = row0 + r < nrows_x ? row0 + r : row0;
+    wrow[r] = static_cast<const uint8_t*>(vx) + row_bytes * static_cast<size_t>(row);
   }
-  const int group = tid >> 5, groups = threads >> 5;
-  if ((tid & 31) == 0) {
-#pragma unroll
-    for (int r = 0; r < kRows; ++r) {
-#pragma unroll
-      for (int c = 0; c < NCOLS; ++c) partial[group][r * NCOLS + c] = acc[r][c];
-    }
+  const uint8_t* y = static_cast<const uint8_t*>(vy);
+
+  float acc[kRows][NCOLS] = {};
+  if constexpr (Wide<F>::kItems > 0) {
+    constexpr int kUnroll = NCOLS == 1 ? hkb::tuning::kMmvqWideItems : 1;
+    mmvq_rows<F, Wide<F>, kUnroll, NCOLS, kRows>(wrow, y, col_bytes, blocks, tid, threads, acc);
+  } else {  // q2_K, q3_K
+    constexpr int kUnroll = NCOLS == 1 ? 4 : 2;
+    mmvq_rows<F, Vec<F>, kUnroll, NCOLS, kRows>(wrow, y, col_bytes, blocks, tid, threads, acc);
   }
-  block_sync();
-  if (tid < kRows * NCOLS) {
-    const int r = tid / NCOLS, c = tid % NCOLS;
-    float s = 0.0f;
-    for (int g = 0; g < groups; ++g) s += partial[g][tid];
-    if (row0 + r < nrows_x) dst[static_cast<size_t>(c) * nrows_dst + row0 + r] = s;
-  }
+  mmvq_store<kRows, NCOLS>(acc, partial, tid, threads, row0, nrows_x, dst, nrows_dst);
 }
 
 }  // namespace hkb::quant
