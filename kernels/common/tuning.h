@@ -162,6 +162,13 @@ constexpr int kQuantQ8BlocksInFlight = 2;
 #endif
 constexpr int kMmvqWideItems = HKB_MMVQ_WIDE_ITEMS;
 
+// 8-value units a DMMV thread loads before decoding the first (quantized/dmmv.h): 4 measured 2-12%
+// faster than 8 on the H100 (the K-quants spilled at 8), 2 no faster.
+#ifndef HKB_DMMV_UNITS
+#define HKB_DMMV_UNITS 4
+#endif
+constexpr int kDmmvUnits = HKB_DMMV_UNITS;
+
 // Outputs a thread of mul_mat may own and still take them as 8 rows: q3_K's 128 x 128 tile gives
 // each of the 128 threads 128, and 8 rows of decoded weights beside 128 accumulators pass 256
 // VGPRs (spills on gfx906 and gfx1030), so there a thread takes 4 rows of twice the columns. The

@@ -96,6 +96,8 @@ HKB_DEVICE void decode_rows(Busy b, uint64_t rows, uint64_t n_vals, const RowSrc
     const uint8_t* block[U];
     uint32_t part[U], left[U];
     typename F::Raw raw[U];
+    // Every unit's row (get_rows: an id load) before any unit's data, so the U id loads are in
+    // flight together and the data loads wait for one round trip, not U.
 #pragma unroll
     for (int j = 0; j < U; ++j) {
       out[j] = nullptr, block[j] = nullptr, part[j] = 0, left[j] = 0, raw[j] = {};
@@ -108,6 +110,9 @@ HKB_DEVICE void decode_rows(Busy b, uint64_t rows, uint64_t n_vals, const RowSrc
         if (src != nullptr) block[j] = src + (c.col / kUnits) * F::kBytes;
       }
       c.next();
+    }
+#pragma unroll
+    for (int j = 0; j < U; ++j) {
       if (block[j] == nullptr) continue;
       if constexpr (is_plain<F>::value) {
         raw[j] = F::template load_part<A>(block[j], left[j]);

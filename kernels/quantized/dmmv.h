@@ -1,8 +1,8 @@
 // dequantize_mul_mat_vec_<format>: dst[row] = weight row `row` (ncols values) . y (ncols f32),
 // candle's grid (nrows) of blocks (32, 1): one GPU block a row. Each thread decodes units of 8
-// values (blocks.h) and multiplies them with 8 floats of y, kUnroll units at a time so that their
-// weight loads are in flight together. dst is stored (candle's DMMV stores too). Blocks of any
-// size up to 64 threads work, with a reduction of xor shuffles of width 32 over the block's
+// values (blocks.h) and multiplies them with 8 floats of y, kDmmvUnits units at a time so that
+// their weight loads are in flight together. dst is stored (candle's DMMV stores too). Blocks of
+// any size up to 64 threads work, with a reduction of xor shuffles of width 32 over the block's
 // first 32 threads (on a 64-lane CDNA wave they are its lower half; the others do not exist) or
 // through shared memory for a second 32-thread row.
 #pragma once
@@ -27,7 +27,7 @@ template <typename F>
 HKB_DEVICE void dmmv(const void* __restrict__ vx, const float* __restrict__ y,
                      float* __restrict__ dst, int ncols, int nrows) {
   constexpr int kUnits = F::kValues / 8;
-  constexpr int kUnroll = 8;
+  constexpr int kUnroll = hkb::tuning::kDmmvUnits;
   __shared__ float partial[2];
   const int row = static_cast<int>(blockIdx.x);
   if (row >= nrows) return;
