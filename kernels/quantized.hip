@@ -93,7 +93,7 @@ HKB_GET_ROWS_PLAIN(bf16, hkb::bf16)
 #define HKB_DMMV_KERNEL HKB_GLOBAL void HKB_OCCUPANCY(64, 16)
 // MMVQ: 64 registers on NVIDIA (8 blocks of 128 threads per SM); the batch-1 row products of the
 // 32-value formats need fewer than 32, and 16 resident blocks overlap more of candle's one-row
-// blocks (docs/performance.md).
+// blocks (docs/performance-quantized.md).
 #define HKB_MMVQ_KERNEL(MIN_BLOCKS) HKB_GLOBAL void HKB_OCCUPANCY(128, MIN_BLOCKS)
 
 #define HKB_DMMV(NAME, F)                                                                \

@@ -138,7 +138,7 @@ constexpr int kIndexSelectBlocks = 2;
 // Threads per multiprocessor that do the work under candle's grids (blocks of 32 to 256 threads,
 // one per 256 or 512 values): at 64 registers, 512 of them take half of an SM's register file and
 // leave the other half to the idle blocks of candle's grid, which then retire while the data
-// moves instead of waiting for the work to end (docs/performance.md).
+// moves instead of waiting for the work to end (docs/performance-quantized.md).
 constexpr uint32_t kQuantBusyThreadsPerMP = 512;
 // Busy blocks per multiprocessor at most: an H100 SM holds 32 blocks, and with 32-thread blocks
 // the busy ones must leave half the slots to the idle ones. AMD CUs hold 16 workgroups (gfx9) or
@@ -156,7 +156,8 @@ constexpr int kQuantUnitsInFlight = 2;
 constexpr int kQuantQ8BlocksInFlight = 2;
 
 // Wide items (quantized/blockdot.h) a thread of a batch-1 MMVQ row loads before its first dot
-// product: one; two or four hold more registers and measured slower (docs/performance.md).
+// product: one; two or four hold more registers and measured slower
+// (docs/performance-quantized.md).
 #ifndef HKB_MMVQ_WIDE_ITEMS
 #define HKB_MMVQ_WIDE_ITEMS 1
 #endif

@@ -216,7 +216,8 @@ struct WideK4 {
     return (head[1 + off / 4] >> (8 * (g & 3))) & 0xFFu;
   }
 };
-// 16 bytes a group: 32 (a whole chunk, half the items) measured slower (docs/performance.md).
+// 16 bytes a group: 32 (a whole chunk, half the items) measured slower
+// (docs/performance-quantized.md).
 template <>
 struct Wide<Q4_K> : WideK4<false, 16> {};
 template <>
@@ -304,7 +305,7 @@ struct WideQ6 {
     return r;
   }
 };
-// 8 bytes a row: 16 (half the items) measured slower (docs/performance.md).
+// 8 bytes a row: 16 (half the items) measured slower (docs/performance-quantized.md).
 template <>
 struct Wide<Q6_K> : WideQ6<8> {};
 
