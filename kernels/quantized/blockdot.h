@@ -45,6 +45,7 @@ struct Words {
   static HKB_DEVICE Words load(const uint8_t* p) {
     Words w;
     if constexpr (A == 4) {
+      static_assert(B % 4 == 0, "4-aligned blocks of 4n bytes");
       w.head = ld32<4>(p);
 #pragma unroll
       for (int j = 0; j < kBody; ++j) w.body[j] = ld32<4>(p + 4 + 4 * j);
@@ -74,7 +75,6 @@ template <bool kMin, bool kFifth>
 struct WholeNibbles {
   using F = Legacy<kMin, kFifth>;
   using View = Words<F::kBytes, F::kAlign>;
-  static HKB_DEVICE View load(const uint8_t* b) { return View::load(b); }
   static HKB_DEVICE float dot(const View& w, const Act& a) {
     constexpr int q0 = kFifth ? 1 : 0;
     const uint32_t qh = kFifth ? w.body[0] : 0u;
@@ -95,8 +95,6 @@ struct WholeNibbles {
   }
 };
 
-// Wide<F>: kItems items per weight block, each a lane's share of MMVQ: View load(block, i),
-// act(y, i) (y: the first q8_1 block under the weight block) and float dot(View, act).
 template <typename F>
 struct Wide {
   static constexpr int kItems = 0;  // none: vecdot.h's items serve F
