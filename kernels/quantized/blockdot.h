@@ -99,6 +99,15 @@ template <typename F>
 struct Wide {
   static constexpr int kItems = 0;  // none: vecdot.h's items serve F
 };
+// Batches (activation columns) a format's wide items serve: all of candle's 1..8 unless it says.
+template <typename W, typename = void>
+struct WideCols {
+  static constexpr int value = 8;
+};
+template <typename W>
+struct WideCols<W, decltype(void(W::kMaxCols))> {
+  static constexpr int value = W::kMaxCols;
+};
 
 // The 32-value formats: one item, the whole block.
 template <typename Whole>
@@ -158,6 +167,9 @@ struct ViewK4 {
 template <bool kFifth, int L>
 struct WideK4 {
   static constexpr int kW = L / 4, kPer = 32 / L, kItems = 4 * kPer, kQs = kFifth ? 48 : 16;
+  // Columns at most: the AMD compilers hold each column's ten activation words at once, 20 VGPRs
+  // a column (gfx906 cuda8: 185 against vecdot.h's 90), so wider batches keep vecdot.h's items.
+  static constexpr int kMaxCols = 2;
   using View = ViewK4<kW>;
   static HKB_DEVICE View load(const uint8_t* b, int i) {
     View w;

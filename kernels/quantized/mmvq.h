@@ -8,9 +8,10 @@
 //
 // Threads step over the row's items: blockdot.h's wide ones where the format has them (a whole
 // block of the 32-value formats, 32 values of q4_K / q5_K / q6_K), vecdot.h's 8-value ones for
-// q2_K and q3_K. Each item's weights are decoded once and used for every column. Reduction: xor
-// shuffles of width 32 (a 32-thread row of the block, half of a 64-lane CDNA wave, all of an
-// NVIDIA warp or RDNA wave), then shared memory across the rows.
+// q2_K and q3_K, and for q4_K / q5_K at batches over 2 (blockdot.h's kMaxCols). Each item's weights
+// are decoded once and used for every column. Reduction: xor shuffles of width 32 (a 32-thread row
+// of the block, half of a 64-lane CDNA wave, all of an NVIDIA warp or RDNA wave), then shared
+// memory across the rows.
 #pragma once
 
 #include "quantized/blockdot.h"
@@ -113,10 +114,10 @@ HKB_DEVICE void mmvq(const void* __restrict__ vx, const void* __restrict__ vy,
   const uint8_t* y = static_cast<const uint8_t*>(vy);
 
   float acc[kRows][NCOLS] = {};
-  if constexpr (Wide<F>::kItems > 0) {
+  if constexpr (Wide<F>::kItems > 0 && NCOLS <= WideCols<Wide<F>>::value) {
     constexpr int kUnroll = NCOLS == 1 ? hkb::tuning::kMmvqWideItems : 1;
     mmvq_rows<F, Wide<F>, kUnroll, NCOLS, kRows>(wrow, y, col_bytes, blocks, tid, threads, acc);
-  } else {  // q2_K, q3_K
+  } else {  // q2_K, q3_K; q4_K and q5_K at batches over 2
     constexpr int kUnroll = NCOLS == 1 ? 4 : 2;
     mmvq_rows<F, Vec<F>, kUnroll, NCOLS, kRows>(wrow, y, col_bytes, blocks, tid, threads, acc);
   }
