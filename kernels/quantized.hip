@@ -86,7 +86,8 @@ HKB_GET_ROWS_PLAIN(f32, float)
 HKB_GET_ROWS_PLAIN(f16, hkb::f16)
 HKB_GET_ROWS_PLAIN(bf16, hkb::bf16)
 
-// ---- part 2: matrix-vector products (quantized/dmmv.h, quantized/mmvq.h, quantized/vecdot.h) ----
+// ---- part 2: matrix-vector products (quantized/dmmv.h, quantized/mmvq.h, quantized/blockdot.h,
+// quantized/vecdot.h) ----
 #include "quantized/dmmv.h"
 #include "quantized/mmvq.h"
 
