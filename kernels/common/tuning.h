@@ -155,6 +155,14 @@ constexpr int kQuantUnitsInFlight = 2;
 // q8_1 blocks a lane group of quantize_q8_1 loads (16 bytes a lane each) before reducing them.
 constexpr int kQuantQ8BlocksInFlight = 2;
 
+// NVIDIA blocks of 128 threads resident per SM for a batch-1 row product (MMVQ cuda1, the MoE
+// kernels) of a format with blocks of `block_values`: the 32-value formats need fewer than 32
+// registers, and 16 resident blocks overlap more of candle's one-row blocks; the K-quants keep 64
+// registers (docs/performance-quantized.md).
+constexpr int mmvq_row_blocks_per_sm(int block_values) {
+  return block_values == 32 ? 16 : 8;
+}
+
 // Wide items (quantized/blockdot.h) a thread of a batch-1 MMVQ row loads before its first dot
 // product: one; two or four hold more registers and measured slower
 // (docs/performance-quantized.md).

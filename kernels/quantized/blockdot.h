@@ -6,6 +6,7 @@
 //
 // For a weight format F with one, Wide<F> has
 //   kItems                        items per weight block (0: none, vecdot.h's items serve F);
+//   kMaxCols                      the batches they serve (vecdot.h's items serve wider ones);
 //   View load(block, i)           item i in registers; blocks at multiples of F::kAlign bytes (2
 //                                 or 4), and never a byte outside the block is read;
 //   act(y, i)                     the q8_1 ints item i multiplies (y: the first q8_1 block under
@@ -21,18 +22,23 @@
 
 namespace hkb::quant {
 
-// A q8_1 block: half d and s in one word, then 32 signed bytes.
-struct Act {
+// kW ints of a q8_1 block (half d and s in one word, then 32 signed bytes) from int j0 on, and
+// its d and s.
+template <int kW>
+struct ActW {
   uint32_t ds;
-  int a[8];
+  int a[kW];
 };
-HKB_DEVICE Act load_act(const uint8_t* y) {
-  Act r;
+template <int kW>
+HKB_DEVICE ActW<kW> load_actw(const uint8_t* y, int j0) {
+  ActW<kW> r;
   r.ds = ld32<4>(y);
 #pragma unroll
-  for (int i = 0; i < 8; ++i) r.a[i] = static_cast<int>(ld32<4>(y + 4 + 4 * i));
+  for (int j = 0; j < kW; ++j) r.a[j] = static_cast<int>(ld32<4>(y + 4 + 4 * (j0 + j)));
   return r;
 }
+// A whole q8_1 block.
+using Act = ActW<8>;
 
 // A block as its first 2 (kAlign 2) or 4 (kAlign 4) bytes, `head`, and the rest as kBody words.
 // kAlign 2 blocks (B = 2 mod 4 bytes) sit at 0 or 2 mod 4: at 2, head is one 16-bit load and the
@@ -95,27 +101,19 @@ struct WholeNibbles {
   }
 };
 
+// kMaxCols: the batches (activation columns) the wide items serve; vecdot.h's items serve wider.
 template <typename F>
 struct Wide {
-  static constexpr int kItems = 0;  // none: vecdot.h's items serve F
-};
-// Batches (activation columns) a format's wide items serve: all of candle's 1..8 unless it says.
-template <typename W, typename = void>
-struct WideCols {
-  static constexpr int value = 8;
-};
-template <typename W>
-struct WideCols<W, decltype(void(W::kMaxCols))> {
-  static constexpr int value = W::kMaxCols;
+  static constexpr int kItems = 0, kMaxCols = 0;  // none: vecdot.h's items serve F
 };
 
 // The 32-value formats: one item, the whole block.
 template <typename Whole>
 struct WholeItem {
-  static constexpr int kItems = 1;
+  static constexpr int kItems = 1, kMaxCols = 8;
   using View = typename Whole::View;
   static HKB_DEVICE View load(const uint8_t* b, int) { return View::load(b); }
-  static HKB_DEVICE Act act(const uint8_t* y, int) { return load_act(y); }
+  static HKB_DEVICE Act act(const uint8_t* y, int) { return load_actw<8>(y, 0); }
   static HKB_DEVICE float dot(const View& w, const Act& a) { return Whole::dot(w, a); }
 };
 template <>
@@ -138,21 +136,6 @@ struct WholeQ8_0 {
 };
 template <>
 struct Wide<Q8_0> : WholeItem<WholeQ8_0> {};
-
-// kW ints of a q8_1 block from int j0 on, and its d and s.
-template <int kW>
-struct ActW {
-  uint32_t ds;
-  int a[kW];
-};
-template <int kW>
-HKB_DEVICE ActW<kW> load_actw(const uint8_t* y, int j0) {
-  ActW<kW> r;
-  r.ds = ld32<4>(y);
-#pragma unroll
-  for (int j = 0; j < kW; ++j) r.a[j] = static_cast<int>(ld32<4>(y + 4 + 4 * (j0 + j)));
-  return r;
-}
 
 // q4_K, q5_K: item i = (chunk c = i / kPer, part h = i % kPer) is quant bytes L h .. L h + L - 1
 // of chunk c: values 64 c + L h .. (group 2 c, low nibbles, q8_1 block 2 c, ints L h / 4 ..)
@@ -267,7 +250,7 @@ struct ViewQ6 {
 };
 template <int L>
 struct WideQ6 {
-  static constexpr int kW = L / 4, kPer = 32 / L, kItems = 2 * kPer;
+  static constexpr int kW = L / 4, kPer = 32 / L, kItems = 2 * kPer, kMaxCols = 8;
   using View = ViewQ6<kW>;
   static HKB_DEVICE View load(const uint8_t* b, int i) {
     const int n = i / kPer, l = (i % kPer) * L;

@@ -114,7 +114,7 @@ HKB_DEVICE void mmvq(const void* __restrict__ vx, const void* __restrict__ vy,
   const uint8_t* y = static_cast<const uint8_t*>(vy);
 
   float acc[kRows][NCOLS] = {};
-  if constexpr (Wide<F>::kItems > 0 && NCOLS <= WideCols<Wide<F>>::value) {
+  if constexpr (NCOLS <= Wide<F>::kMaxCols) {
     constexpr int kUnroll = NCOLS == 1 ? hkb::tuning::kMmvqWideItems : 1;
     mmvq_rows<F, Wide<F>, kUnroll, NCOLS, kRows>(wrow, y, col_bytes, blocks, tid, threads, acc);
   } else {  // q2_K, q3_K; q4_K and q5_K at batches over 2
