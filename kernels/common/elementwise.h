@@ -135,6 +135,23 @@ HKB_DEVICE UnitRange resident_range() {
           static_cast<uint64_t>(blocks) * blockDim.x};
 }
 
+// The resident grid: the first min(gridDim.x, kResidentGridPerMP * 1024 / blockDim.x blocks per
+// multiprocessor) blocks, all a multiprocessor holds at once, each thread a unit a step; the rest
+// are idle (begin = kIdle) and test only their index first. For paths bound by index math or
+// gathers rather than by bandwidth (strided views), which want every thread slot busy: under
+// candle's grid the blocks past it leave before they read a layout.
+HKB_DEVICE UnitRange resident_grid_range() {
+  constexpr uint32_t kBound = tuning::kResidentBlockBound;
+  if (blockIdx.x >= kBound) return {kIdle, 1};
+  uint32_t blocks = multiprocessors() * (tuning::kResidentGridPerMP * 1024 / blockDim.x);
+  if (blocks > kBound) blocks = kBound;
+  if (blocks == 0) blocks = 1;
+  if (blocks > gridDim.x) blocks = gridDim.x;
+  if (blockIdx.x >= blocks) return {kIdle, 1};
+  return {static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x,
+          static_cast<uint64_t>(blocks) * blockDim.x};
+}
+
 // An op whose body is a long libm routine (sin, cos, erf, erfc, pow) declares
 // `static constexpr bool kHeavy = true;`: every inlined copy of such a body costs many registers.
 template <typename F, typename = void>
@@ -190,13 +207,56 @@ HKB_DEVICE void map_contiguous(uint64_t n, const TI* in, TO* out, F f) {
   for (uint64_t i = r.begin; i < n; i += r.step) out[i] = f(in[i]);
 }
 
+// Whether a strided input moves in runs of V elements with 32-bit index math: its inner dim is
+// contiguous and a multiple of V long, every other stride a multiple of V, the runs and the output
+// V-aligned, and every element count and offset below 2^31.
+template <int V, typename TI, typename TO>
+HKB_DEVICE bool runs_of(uint64_t n, uint64_t num_dims, const size_t* dims, const size_t* strides,
+                        const TI* in, const TO* out) {
+  if (V == 1 || num_dims == 0 || n >= (1ull << 31) || strides[num_dims - 1] != 1 ||
+      dims[num_dims - 1] % V != 0 || !is_aligned(in, sizeof(TI) * V) ||
+      !is_aligned(out, sizeof(TO) * V)) {
+    return false;
+  }
+  uint64_t last = 0;
+  for (uint64_t d = 0; d + 1 < num_dims; ++d) {
+    if (strides[d] % V != 0) return false;
+    last += (dims[d] - 1) * strides[d];  // n > 0 here: no dim is 0
+  }
+  return last + dims[num_dims - 1] <= (1ull << 31);
+}
+
 // out[i] = f(in[strided(i)]) with the input described by info = [dims, strides]; out contiguous.
+// The threads of r (resident_grid_range) loop over the elements. An input whose inner dim is
+// contiguous (a head transpose, a slice of rows) moves in runs of tuning::kStridedRunBytes, one
+// 32-bit index computation a run (ops with a long libm body stay an element a step).
 template <typename TI, typename TO, typename F>
 HKB_DEVICE void map_strided_in(uint64_t n, uint64_t num_dims, const size_t* info, const TI* in,
-                               TO* out, F f) {
+                               TO* out, F f, UnitRange r) {
   const size_t* dims = info;
   const size_t* strides = info + num_dims;
-  for (uint64_t i = global_thread_index(); i < n; i += grid_stride()) {
+  constexpr int V = tuning::kStridedRunBytes / max_size<TI, TO>::value;
+  if constexpr (V > 1 && !is_heavy<F>::value) {
+    if (runs_of<V>(n, num_dims, dims, strides, in, out)) {
+      Pack<TO, V>* out_p = reinterpret_cast<Pack<TO, V>*>(out);
+      const uint32_t packs = static_cast<uint32_t>(n) / V, step = static_cast<uint32_t>(r.step);
+      for (uint32_t p = static_cast<uint32_t>(r.begin); p < packs; p += step) {
+        uint32_t rem = p * V, off = 0;
+        for (uint64_t d = num_dims; d-- > 0;) {
+          const uint32_t dim = static_cast<uint32_t>(dims[d]), q = rem / dim;
+          off += (rem - q * dim) * static_cast<uint32_t>(strides[d]);
+          rem = q;
+        }
+        const Pack<TI, V> a = *reinterpret_cast<const Pack<TI, V>*>(in + off);
+        Pack<TO, V> b;
+#pragma unroll
+        for (int k = 0; k < V; ++k) b.v[k] = f(a.v[k]);
+        out_p[p] = b;
+      }
+      return;
+    }
+  }
+  for (uint64_t i = r.begin; i < n; i += r.step) {
     out[i] = f(in[strided_offset(i, num_dims, dims, strides)]);
   }
 }
@@ -227,8 +287,8 @@ HKB_DEVICE void map_unary_layout_uniform(uint64_t n, uint64_t num_dims, const si
 // describes a contiguous layout, takes the vectorised path (heavy ops on 8-byte values:
 // map_unary_layout_uniform).
 // Blocks above the resident split's cap leave first when info is null, before any other
-// instruction: under candle's grid they are nearly all of the grid, and the length of their path
-// decides how fast the grid drains.
+// instruction, and blocks past the resident grid before they read the layout: under candle's grid
+// they are nearly all of the grid, and the length of their path decides how fast the grid drains.
 template <typename TI, typename TO, typename F>
 HKB_DEVICE void map_unary_layout(uint64_t n, uint64_t num_dims, const size_t* info, const TI* in,
                                  TO* out, F f) {
@@ -237,10 +297,12 @@ HKB_DEVICE void map_unary_layout(uint64_t n, uint64_t num_dims, const size_t* in
     map_unary_layout_uniform(n, num_dims, info, in, out, f);
     return;
   }
+  const UnitRange r = resident_grid_range();  // the resident split's blocks are among these
+  if (r.begin == kIdle) return;
   if (info == nullptr || is_contiguous(num_dims, info, info + num_dims)) {
     map_contiguous(n, in, out, f);
   } else {
-    map_strided_in(n, num_dims, info, in, out, f);
+    map_strided_in(n, num_dims, info, in, out, f, r);
   }
 }
 

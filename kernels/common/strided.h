@@ -18,13 +18,16 @@ HKB_DEVICE bool is_contiguous(uint64_t num_dims, const size_t* dims, const size_
   return true;
 }
 
-// Element offset of the i-th element (row-major logical order) of a strided view.
+// Element offset of the i-th element (row-major logical order) of a strided view. kSkip: the view
+// without its dim `skip` (as if that dim were 1).
+template <bool kSkip = false>
 HKB_DEVICE uint64_t strided_offset(uint64_t i, uint64_t num_dims, const size_t* dims,
-                                   const size_t* strides) {
+                                   const size_t* strides, uint64_t skip = 0) {
   uint64_t offset = 0;
   if (i <= 0xFFFFFFFFull) {
     uint32_t rem = static_cast<uint32_t>(i);
     for (uint64_t d = num_dims; d-- > 0;) {
+      if (kSkip && d == skip) continue;
       const uint64_t dim = dims[d];
       if (dim > 0xFFFFFFFFull) {  // a dim this large holds all of rem
         offset += static_cast<uint64_t>(rem) * strides[d];
@@ -39,12 +42,27 @@ HKB_DEVICE uint64_t strided_offset(uint64_t i, uint64_t num_dims, const size_t* 
     return offset;
   }
   for (uint64_t d = num_dims; d-- > 0;) {
+    if (kSkip && d == skip) continue;
     const uint64_t dim = dims[d];
     const DivMod qr = divmod_inline(i, dim);
     i = qr.q;
     offset += qr.r * strides[d];
   }
   return offset;
+}
+
+// The dim of a view with the smallest nonzero stride among its dims longer than 1 (num_dims - 1
+// when there is none): the order of a loop whose result does not depend on it (const_set) puts
+// this dim innermost, so neighbouring threads touch neighbouring elements.
+HKB_DEVICE uint64_t densest_dim(uint64_t num_dims, const size_t* dims, const size_t* strides) {
+  uint64_t best = num_dims - 1;
+  for (uint64_t d = num_dims; d-- > 0;) {
+    if (dims[d] > 1 && strides[d] != 0 &&
+        (dims[best] <= 1 || strides[best] == 0 || strides[d] < strides[best])) {
+      best = d;
+    }
+  }
+  return best;
 }
 
 }  // namespace hkb

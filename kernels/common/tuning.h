@@ -52,6 +52,13 @@ constexpr uint32_t kResidentGridPerMP = 2;
 // read of the multiprocessor count on each of them slows their retirement. Covers the tuned grids
 // of devices with up to 512 multiprocessors.
 constexpr uint32_t kResidentBlockBound = 1024;
+// Bytes of the wider operand a thread of the strided unary-shaped path (elementwise.h,
+// map_strided_in) moves per run of a contiguous inner dim: 16-byte runs spill gelu and silu f32
+// under NVIDIA's 32-register cap.
+#ifndef HKB_STRIDED_RUN_BYTES
+#define HKB_STRIDED_RUN_BYTES 8
+#endif
+constexpr int kStridedRunBytes = HKB_STRIDED_RUN_BYTES;
 // Bytes of the wider operand a busy thread moves per unit: one 16-byte vector access per operand.
 constexpr int kPackBytes = 16;
 // Packs of 2- and 4-byte values a thread loads before its first store (others: one, since a

@@ -159,11 +159,33 @@ struct Layout {
   }
 };
 
+// Strided views whose inner dim is contiguous and a multiple of 16 long (attention's head
+// transpose, permute(1, 0, 2) of a 3x4x48 tensor), which the strided path moves in packs: from an
+// aligned start and from two elements in.
+inline std::vector<Layout> run_layouts() {
+  std::vector<Layout> v;
+  for (size_t offset : {0, 2}) {
+    Layout h;
+    h.dims = {4, 3, 48};
+    h.strides = {48, 192, 1};
+    h.offset = offset;
+    v.push_back(h);
+  }
+  return v;
+}
+
 // Views the tests sweep: contiguous, transposed (last two dims swapped), sliced with a start
-// offset and a step, and broadcast (stride 0) over the leading dim.
+// offset and a step, broadcast (stride 0) over the leading dim, and a head transpose (the first
+// two of three dims swapped, rows of 32).
 inline std::vector<Layout> standard_layouts(size_t n) {
   std::vector<Layout> v;
   v.push_back(Layout::contiguous({n}));
+  if (n >= 64) {
+    Layout h;
+    h.dims = {2, n / 64, 32};
+    h.strides = {32, 64, 1};
+    v.push_back(h);
+  }
   if (n >= 6 && n % 3 == 0) {
     Layout t = Layout::contiguous({3, n / 3});
     std::swap(t.dims[0], t.dims[1]);

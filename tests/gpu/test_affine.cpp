@@ -123,6 +123,7 @@ TYPED_TEST(AffineTest, StridedBroadcastAndOffsetViews) {
   Layout contig_info = Layout::contiguous({7, 9, 11});  // contiguous, described by a real info
   contig_info.offset = 5;
   layouts.push_back(contig_info);
+  for (const Layout& l : gpu_test::run_layouts()) layouts.push_back(l);
   for (const Layout& l : layouts) {
     check_affine<T>(*this, l, gpu_test::random_vector<T>(this->rng(), l.storage_size()));
   }

@@ -111,9 +111,19 @@ TYPED_TEST(FillTest, Copy2d) {
   SCOPED_TRACE(this->seed_note());
   struct Case {
     uint32_t d1, d2, src_s, dst_s, src_o, dst_o;
-  } cases[] = {
-      {1, 1, 1, 1, 0, 0}, {3, 5, 5, 5, 0, 0}, {7, 1025, 1031, 1100, 3, 1},   {1025, 3, 4, 9, 0, 2},
-      {0, 5, 5, 5, 0, 0}, {4, 0, 3, 3, 0, 0}, {1024, 1025, 1025, 1030, 0, 0}};
+  } cases[] = {{1, 1, 1, 1, 0, 0},
+               {3, 5, 5, 5, 0, 0},
+               {7, 1025, 1031, 1100, 3, 1},
+               {1025, 3, 4, 9, 0, 2},
+               {0, 5, 5, 5, 0, 0},
+               {4, 0, 3, 3, 0, 0},
+               {1024, 1025, 1025, 1030, 0, 0},
+               // rows of whole 16-byte packs for every type, and for all but the 1-byte types
+               {37, 256, 272, 288, 16, 32},
+               {5, 24, 32, 40, 8, 0},
+               {3000, 16, 16, 32, 0, 16},
+               // packable rows at an unaligned start
+               {9, 256, 256, 256, 1, 0}};
   for (const Case& c : cases) {
     const size_t src_n = size_t{c.src_o} + (c.d1 ? (c.d1 - 1) * size_t{c.src_s} : 0) + c.d2 + 1;
     const size_t dst_n = size_t{c.dst_o} + (c.d1 ? (c.d1 - 1) * size_t{c.dst_s} : 0) + c.d2 + 1;
@@ -171,6 +181,15 @@ TYPED_TEST(FillTest, ConstSet) {
   Layout contig_info = Layout::contiguous({6, 1000});
   contig_info.offset = 1;
   layouts.push_back(contig_info);
+  Layout middle;  // the densest dim in the middle: offsets 200 i + j + 40 k cover 600 elements
+  middle.dims = {3, 40, 5};
+  middle.strides = {200, 1, 40};
+  layouts.push_back(middle);
+  Layout broadcast;  // a stride-0 dim (every element written 4 times) and a transposed pair
+  broadcast.dims = {4, 17, 19};
+  broadcast.strides = {0, 1, 17};
+  broadcast.offset = 5;
+  layouts.push_back(broadcast);
   Layout small_grid = Layout::contiguous({100, 1001});
   small_grid.strides = {1001 * 2, 2};
   layouts.push_back(small_grid);

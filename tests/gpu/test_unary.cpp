@@ -42,6 +42,7 @@ std::vector<Layout> strided_layouts() {
   Layout contig = Layout::contiguous({7, 9, 11});  // contiguous, described by a real info array
   contig.offset = 5;
   v.push_back(contig);
+  for (const Layout& l : gpu_test::run_layouts()) v.push_back(l);
   return v;
 }
 
