@@ -1,8 +1,10 @@
 // REDUCE throughput with candle's launch geometry on 8192 x 8192 tensors (and a few other row
 // widths): fast_* over the last dim (grid = rows, block = next power of two of the row up to
 // 1024), softmax (grid = rows, block (1,32,1)), rmsnorm/layernorm (block 1024, 32 under 1024
-// columns), and softmax over 65536 rows of 128 (attention scores). Bytes counted: the input read
-// once plus the output written once (alpha/beta and the info array are noise at this size).
+// columns), softmax over 65536 rows of 128 (attention scores), and rope_i / rope / rope_thd over
+// b*h = 1024, t = 512, d = 128 (candle's for_num_elems of half the elements). Bytes counted: the
+// input read once plus the output written once (alpha/beta, cos/sin and the info array are noise
+// at this size).
 #include "bench_common.hpp"
 
 #include <cstdint>
@@ -90,6 +92,37 @@ bench::Row norm_case(const hkb::Device& dev, bool layer, const std::string& tag,
   return {name + shape(rows, cols), 2.0 * bytes, s};
 }
 
+// rope_i (variant 0), rope (1) or rope_thd (2) of b = 1, h = 1024, t = 512, d = 128 with 2-D
+// cos/sin tables.
+template <typename T>
+bench::Row rope_case(const hkb::Device& dev, int variant, const std::string& tag) {
+  constexpr uint32_t kB = 1, kH = 1024, kT = 512, kD = 128;
+  const size_t numel = size_t{kB} * kH * kT * kD;
+  const size_t bytes = numel * sizeof(T);
+  const auto sets = reduce_sets(dev, bytes, bytes);
+  auto cos = dev.alloc<T>(kT * kD / 2);
+  auto sin = dev.alloc<T>(kT * kD / 2);
+  bench::fill(dev, cos, 0x3E);
+  bench::fill(dev, sin, 0x3D);
+  static const char* names[] = {"rope_i_", "rope_", "rope_thd_"};
+  const std::string name = names[variant] + tag;
+  const hkb::Function fn = bench::function(dev, name);
+  const auto cfg = hkb::LaunchConfig::for_num_elems(static_cast<uint32_t>(numel / 2));
+  const double s = bench::time_sets(dev, sets.size(), [&](size_t i) {
+    hkb::LaunchArgs args;
+    args.arg(sets[i].src.ptr()).arg(cos.ptr()).arg(sin.ptr()).arg(sets[i].dst.ptr());
+    if (variant == 2) {
+      args.arg(kB).arg(kT).arg(kH).arg(kD);
+    } else {
+      args.arg(kB * kH).arg(kT * kD);
+      if (variant == 1) args.arg(kD);
+    }
+    args.arg(uint32_t{0});
+    fn.launch(cfg, args);
+  });
+  return {name + " bh 1024 t 512 d 128", 2.0 * bytes, s};
+}
+
 }  // namespace
 
 int main() {
@@ -121,5 +154,9 @@ int main() {
     report.add(softmax_case<hkb::bf16>(dev, "bf16", 65536, 128));
     report.add(norm_case<hkb::bf16>(dev, false, "bf16", rows, icols));
     report.add(norm_case<hkb::bf16>(dev, true, "bf16", rows, icols));
+    for (int variant = 0; variant < 3; ++variant) {
+      report.add(rope_case<float>(dev, variant, "f32"));
+      report.add(rope_case<hkb::bf16>(dev, variant, "bf16"));
+    }
   });
 }
