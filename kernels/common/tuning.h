@@ -52,6 +52,12 @@ constexpr uint32_t kResidentGridPerMP = 2;
 // read of the multiprocessor count on each of them slows their retirement. Covers the tuned grids
 // of devices with up to 512 multiprocessors.
 constexpr uint32_t kResidentBlockBound = 1024;
+// Output positions of an im2col1d tile (conv/col1d.h; 32 channels a tile).
+#ifndef HKB_IM2COL1D_TILE_L
+#define HKB_IM2COL1D_TILE_L 64
+#endif
+constexpr uint32_t kIm2col1dTileL = HKB_IM2COL1D_TILE_L;
+
 // Neighbouring pairs a rope_i / rope / rope_thd thread rotates a step (reduce/rope.h), as vectors
 // of `bytes`-byte values: more pairs a step share one index computation, fewer leave fewer of
 // candle's threads idle. rope_thd (three divisions a pair) takes 4 (2 for 8-byte values); rope and

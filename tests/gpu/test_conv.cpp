@@ -456,8 +456,18 @@ struct Im2col1dCase {
   size_t b, c, l, k, stride, padding, dilation;
 };
 const std::vector<Im2col1dCase> kIm2col1dCases = {
-    {2, 3, 11, 3, 1, 0, 1}, {1, 4, 7, 1, 1, 0, 1},  {2, 2, 13, 2, 3, 0, 1},
-    {1, 3, 5, 2, 1, 3, 1},  {2, 3, 17, 3, 2, 1, 2},
+    {2, 3, 11, 3, 1, 0, 1},
+    {1, 4, 7, 1, 1, 0, 1},
+    {2, 2, 13, 2, 3, 0, 1},
+    {1, 3, 5, 2, 1, 3, 1},
+    {2, 3, 17, 3, 2, 1, 2},
+    // tiles of 32 positions x 32 channels (kernels/conv/col1d.h): partial tiles in both dims,
+    // stride and dilation, one channel, five taps, and a window past the tile's (row by row)
+    {2, 37, 70, 3, 1, 1, 1},
+    {1, 64, 100, 4, 2, 1, 1},
+    {3, 1, 300, 3, 1, 1, 2},
+    {1, 33, 40, 5, 1, 2, 1},
+    {1, 3, 300, 3, 5, 1, 1},
 };
 
 TYPED_TEST(ConvTest, Im2col1d) {
@@ -475,12 +485,16 @@ TYPED_TEST(ConvTest, Im2col1d) {
       auto d_src = this->device().upload(src);
       auto d_info = this->device().upload(sl.info());
       const size_t rows = p.b * l_out * p.c;  // candle passes (and launches over) the row count
-      const auto got = run<T>(
-          *this, "im2col1d", rows * p.k, rows, nullptr, [&](hkb::LaunchArgs& a, hkb_devptr out) {
-            a.arg(rows).arg(l_out).arg(p.k).arg(p.stride).arg(p.padding).arg(p.dilation);
-            a.arg(d_info.ptr()).arg(d_src.ptr(sl.offset)).arg(out);
-          });
-      expect_close(got, want, true);
+      const auto small = hkb::LaunchConfig::make(2, 1, 1, 96, 1, 1);  // blocks loop over tiles
+      for (const hkb::LaunchConfig* cfg :
+           {static_cast<const hkb::LaunchConfig*>(nullptr), &small}) {
+        const auto got = run<T>(
+            *this, "im2col1d", rows * p.k, rows, cfg, [&](hkb::LaunchArgs& a, hkb_devptr out) {
+              a.arg(rows).arg(l_out).arg(p.k).arg(p.stride).arg(p.padding).arg(p.dilation);
+              a.arg(d_info.ptr()).arg(d_src.ptr(sl.offset)).arg(out);
+            });
+        expect_close(got, want, true);
+      }
     }
   }
 }
