@@ -220,8 +220,8 @@ HKB_DEVICE bool runs_of(uint64_t n, uint64_t num_dims, const size_t* dims, const
   }
   uint64_t last = 0;
   for (uint64_t d = 0; d + 1 < num_dims; ++d) {
-    if (strides[d] % V != 0) return false;
-    last += (dims[d] - 1) * strides[d];  // n > 0 here: no dim is 0
+    if (strides[d] % V != 0 || strides[d] >= (1ull << 31)) return false;
+    last += (dims[d] - 1) * strides[d];  // n > 0 here: no dim is 0, each below 2^31
   }
   return last + dims[num_dims - 1] <= (1ull << 31);
 }

@@ -59,12 +59,15 @@ __device__ void im2col1d(uint64_t rows, uint64_t l_out, uint64_t l_k, uint64_t s
   const uint64_t c_in = info[1], l_in = info[2];
   const uint64_t total = info[0] * l_out * c_in;
   // The tiles' 32-bit index math: every output, input offset and tap position below 2^31.
-  const uint64_t in_extent = info[0] * info[3] + c_in * info[4] + l_in * info[5];
+  constexpr uint64_t k31 = 1ull << 31;
+  const bool small_strides = info[3] < k31 && info[4] < k31 && info[5] < k31;
+  const uint64_t in_extent =
+      small_strides ? info[0] * info[3] + c_in * info[4] + l_in * info[5] : ~0ull;
   const bool small_steps = stride <= kWindow && dilation <= kWindow && l_k <= kWindow;
   const uint64_t width = small_steps ? (kTileL - 1) * stride + (l_k - 1) * dilation + 1 : ~0ull;
-  if (rows >= total && l_k > 0 && width <= kWindow && total > 0 && total * l_k < (1ull << 31) &&
-      in_extent < (1ull << 31) && l_out * stride + l_k * dilation < (1ull << 31) &&
-      padding < (1ull << 31)) {  // the same for every thread
+  if (rows >= total && l_k > 0 && width <= kWindow && total > 0 && total * l_k < k31 &&
+      in_extent < k31 && l_out * stride + l_k * dilation < k31 &&
+      padding < k31) {  // the same for every thread
     im2col1d_tiles(static_cast<uint32_t>(l_out), static_cast<uint32_t>(l_k),
                    static_cast<uint32_t>(stride), static_cast<uint32_t>(padding),
                    static_cast<uint32_t>(dilation), info, src, dst);
