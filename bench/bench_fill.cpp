@@ -30,7 +30,9 @@ bench::Row fill_row(const hkb::Device& dev, const std::string& tag, Op op, bench
     bench::fill(dev, s.a, 0x3C);
     return s;
   });
-  const auto info = dev.upload(std::vector<size_t>{kSide, kSide, 1, kSide});  // transposed
+  const auto info = op == Op::kConstSetT  // the transposed view
+                        ? dev.upload(std::vector<size_t>{kSide, kSide, 1, kSide})
+                        : hkb::DeviceBuffer<size_t>();
   const auto cfg = bench::geometry(dev, kernel, kNumel, g);
   const hkb::Function fn = bench::function(dev, kernel);
   T value;

@@ -241,12 +241,7 @@ HKB_DEVICE void map_strided_in(uint64_t n, uint64_t num_dims, const size_t* info
       Pack<TO, V>* out_p = reinterpret_cast<Pack<TO, V>*>(out);
       const uint32_t packs = static_cast<uint32_t>(n) / V, step = static_cast<uint32_t>(r.step);
       for (uint32_t p = static_cast<uint32_t>(r.begin); p < packs; p += step) {
-        uint32_t rem = p * V, off = 0;
-        for (uint64_t d = num_dims; d-- > 0;) {
-          const uint32_t dim = static_cast<uint32_t>(dims[d]), q = rem / dim;
-          off += (rem - q * dim) * static_cast<uint32_t>(strides[d]);
-          rem = q;
-        }
+        const uint32_t off = strided_offset32(p * V, num_dims, dims, strides);
         const Pack<TI, V> a = *reinterpret_cast<const Pack<TI, V>*>(in + off);
         Pack<TO, V> b;
 #pragma unroll

@@ -39,6 +39,20 @@ HKB_DEVICE DivMod divmod(uint64_t a, uint32_t b) {
   return d;
 }
 
+// a / b and a % b in the index type I of a loop: a plain 32-bit division for uint32_t, divmod
+// for uint64_t.
+template <typename I>
+HKB_DEVICE void divmod_as(I a, uint32_t b, I& q, I& r) {
+  if constexpr (sizeof(I) == 4) {
+    q = a / b;
+    r = a - q * b;
+  } else {
+    const DivMod d = divmod(a, b);
+    q = d.q;
+    r = d.r;
+  }
+}
+
 // divmod with hkb::udiv64 for 64-bit operands: no call on NVIDIA (slower for such operands), for
 // kernels whose 32-bit paths must not pay the call's registers under a tight register cap.
 HKB_DEVICE DivMod divmod_inline(uint64_t a, uint64_t b) {

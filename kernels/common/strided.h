@@ -51,6 +51,19 @@ HKB_DEVICE uint64_t strided_offset(uint64_t i, uint64_t num_dims, const size_t* 
   return offset;
 }
 
+// strided_offset in 32 bits, for views whose element count and every offset are below 2^32 (the
+// caller checks): no 64-bit values to hold.
+HKB_DEVICE uint32_t strided_offset32(uint32_t i, uint64_t num_dims, const size_t* dims,
+                                     const size_t* strides) {
+  uint32_t offset = 0;
+  for (uint64_t d = num_dims; d-- > 0;) {
+    const uint32_t dim = static_cast<uint32_t>(dims[d]), q = i / dim;
+    offset += (i - q * dim) * static_cast<uint32_t>(strides[d]);
+    i = q;
+  }
+  return offset;
+}
+
 // The dim of a view with the smallest nonzero stride among its dims longer than 1 (num_dims - 1
 // when there is none): the order of a loop whose result does not depend on it (const_set) puts
 // this dim innermost, so neighbouring threads touch neighbouring elements.

@@ -52,24 +52,6 @@ constexpr uint32_t kResidentGridPerMP = 2;
 // read of the multiprocessor count on each of them slows their retirement. Covers the tuned grids
 // of devices with up to 512 multiprocessors.
 constexpr uint32_t kResidentBlockBound = 1024;
-// Output positions of an im2col1d tile (conv/col1d.h; 32 channels a tile).
-#ifndef HKB_IM2COL1D_TILE_L
-#define HKB_IM2COL1D_TILE_L 64
-#endif
-constexpr uint32_t kIm2col1dTileL = HKB_IM2COL1D_TILE_L;
-
-// Neighbouring pairs a rope_i / rope / rope_thd thread rotates a step (reduce/rope.h), as vectors
-// of `bytes`-byte values: more pairs a step share one index computation, fewer leave fewer of
-// candle's threads idle. rope_thd (three divisions a pair) takes 4 (2 for 8-byte values); rope and
-// rope_i take 4 of 2-byte values and 1 of wider ones. HKB_ROPE_PAIRS sets all (sweeps).
-constexpr int rope_pairs(bool thd, int bytes) {
-#ifdef HKB_ROPE_PAIRS
-  return HKB_ROPE_PAIRS + 0 * bytes + 0 * thd;
-#else
-  return thd ? (bytes == 8 ? 2 : 4) : (bytes <= 2 ? 4 : 1);
-#endif
-}
-
 // Bytes of the wider operand a thread of the strided unary-shaped path (elementwise.h,
 // map_strided_in) moves per run of a contiguous inner dim: 16-byte runs spill gelu and silu f32
 // under NVIDIA's 32-register cap.
@@ -113,9 +95,27 @@ constexpr uint32_t kIm2colTileBytes = 15360;
 // Outputs a busy im2col block needs for the row tiles: with fewer its tile copy cannot overlap its
 // writes and the tap table is faster.
 constexpr uint64_t kIm2colRowTileMin = 16384;
+// Output positions of an im2col1d tile (conv/col1d.h; 32 channels a tile).
+#ifndef HKB_IM2COL1D_TILE_L
+#define HKB_IM2COL1D_TILE_L 64
+#endif
+constexpr uint32_t kIm2col1dTileL = HKB_IM2COL1D_TILE_L;
 
 // ---------------------------------------------------------------------------------------------
 // Reductions (reduce.hip).
+
+// Neighbouring pairs a rope_i / rope / rope_thd thread rotates a step (reduce/rope.h), as vectors
+// of `bytes`-byte values: more pairs a step share one index computation, fewer leave fewer of
+// candle's threads idle. rope_thd (three divisions a pair) takes 4 (2 for 8-byte values); rope and
+// rope_i take 4 of 2-byte values and 1 of wider ones. HKB_ROPE_PAIRS sets all (sweeps).
+constexpr int rope_pairs(bool thd, int bytes) {
+#ifdef HKB_ROPE_PAIRS
+  (void)thd, (void)bytes;
+  return HKB_ROPE_PAIRS;
+#else
+  return thd ? (bytes == 8 ? 2 : 4) : (bytes <= 2 ? 4 : 1);
+#endif
+}
 
 // Blocks of fast_* that do work; the rest of candle's block-per-output grid leaves at once.
 #ifndef HKB_FAST_BLOCKS

@@ -1,26 +1,13 @@
 // Rotary embeddings rope_i, rope and rope_thd. A loop step takes K neighbouring pairs of one row
 // (tuning::rope_pairs) where the shape and the pointers allow it, their elements and cos/sin as
 // K-element vectors: one index computation and one access per operand for K pairs. Otherwise a
-// pair a step. Indices in the index type I: 64 bits with 32-bit divisions while they fit
-// (hkb::divmod), or 32 bits for one pair a step when every index of the tensor fits.
+// pair a step. Indices in the index type I (hkb::divmod_as): 64 bits with 32-bit divisions while
+// they fit, or 32 bits for one pair a step when every index of the tensor fits.
 #pragma once
 
 #include "../common/elementwise.h"
 
 namespace {
-
-// a / b and a % b in the index type I.
-template <typename I>
-HKB_DEVICE void div_mod(I a, uint32_t b, I& q, I& r) {
-  if constexpr (sizeof(I) == 4) {
-    q = a / b;
-    r = a - q * b;
-  } else {
-    const hkb::DivMod d = hkb::divmod(a, b);
-    q = d.q;
-    r = d.r;
-  }
-}
 
 // K values from p as one vector (p aligned to K elements).
 template <int K, typename T>
@@ -83,8 +70,8 @@ HKB_DEVICE void rope_i_steps(const T* src, const T* cos, const T* sin, T* dst, u
        u += static_cast<I>(hkb::grid_stride())) {
     const I p = u * K;
     I row, cs, batch, unused;
-    div_mod<I>(p, half_td, row, cs);
-    if (stride_b != 0) div_mod<I>(2 * p, stride_b, batch, unused), cs += batch * half_td;
+    hkb::divmod_as<I>(p, half_td, row, cs);
+    if (stride_b != 0) hkb::divmod_as<I>(2 * p, stride_b, batch, unused), cs += batch * half_td;
     rotate_interleaved<K>(src, cos, sin, dst, 2 * p, cs);
   }
 }
@@ -99,10 +86,10 @@ HKB_DEVICE void rope_steps(const T* src, const T* cos, const T* sin, T* dst, uin
        u += static_cast<I>(hkb::grid_stride())) {
     const I p = u * K;
     I i_bh, cs, i_t, i_d, batch, unused;
-    div_mod<I>(p, half_td, i_bh, cs);  // cs = i_t * d/2 + i_d
-    div_mod<I>(cs, half_d, i_t, i_d);
+    hkb::divmod_as<I>(p, half_td, i_bh, cs);  // cs = i_t * d/2 + i_d
+    hkb::divmod_as<I>(cs, half_d, i_t, i_d);
     const I i1 = i_bh * td + i_t * d + i_d;
-    if (stride_b != 0) div_mod<I>(2 * p, stride_b, batch, unused), cs += batch * half_td;
+    if (stride_b != 0) hkb::divmod_as<I>(2 * p, stride_b, batch, unused), cs += batch * half_td;
     rotate<K>(src, cos, sin, dst, i1, i1 + half_d, cs);
   }
 }
@@ -118,12 +105,12 @@ HKB_DEVICE void rope_thd_steps(const T* src, const T* cos, const T* sin, T* dst,
        u += static_cast<I>(hkb::grid_stride())) {
     const I p = u * K;
     I bth, i_d, bt, i_h, i_b, i_t, batch, unused;
-    div_mod<I>(p, half_d, bth, i_d);
-    div_mod<I>(bth, h, bt, i_h);
-    div_mod<I>(bt, t, i_b, i_t);
+    hkb::divmod_as<I>(p, half_d, bth, i_d);
+    hkb::divmod_as<I>(bth, h, bt, i_h);
+    hkb::divmod_as<I>(bt, t, i_b, i_t);
     const I i1 = bth * d + i_d;
     I cs = i_t * half_d + i_d;
-    if (stride_b != 0) div_mod<I>(2 * p, stride_b, batch, unused), cs += batch * half_td;
+    if (stride_b != 0) hkb::divmod_as<I>(2 * p, stride_b, batch, unused), cs += batch * half_td;
     rotate<K>(src, cos, sin, dst, i1, i1 + half_d, cs);
   }
 }
