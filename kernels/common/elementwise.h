@@ -14,6 +14,7 @@
 
 #include "dtypes.h"
 #include "strided.h"
+#include "transpose.h"
 
 namespace hkb {
 
@@ -229,13 +230,21 @@ HKB_DEVICE bool runs_of(uint64_t n, uint64_t num_dims, const size_t* dims, const
 // out[i] = f(in[strided(i)]) with the input described by info = [dims, strides]; out contiguous.
 // The threads of r (resident_grid_range) loop over the elements. An input whose inner dim is
 // contiguous (a head transpose, a slice of rows) moves in runs of tuning::kStridedRunBytes, one
-// 32-bit index computation a run (ops with a long libm body stay an element a step).
+// 32-bit index computation a run, and a transposed one by tiles (transpose.h); ops with a long
+// libm body stay an element a step. Every thread of a busy block calls it (the tiles' barriers).
 template <typename TI, typename TO, typename F>
 HKB_DEVICE void map_strided_in(uint64_t n, uint64_t num_dims, const size_t* info, const TI* in,
                                TO* out, F f, UnitRange r) {
   const size_t* dims = info;
   const size_t* strides = info + num_dims;
   constexpr int V = tuning::kStridedRunBytes / max_size<TI, TO>::value;
+  // 8-byte values go element by element: their tiles spill under NVIDIA's 32-register cap.
+  if constexpr (!is_heavy<F>::value && max_size<TI, TO>::value <= 4) {  // r.step: busy threads
+    if (map_transposed(n, num_dims, info, in, out, f, blockIdx.x,
+                       static_cast<uint32_t>(r.step) / blockDim.x)) {
+      return;
+    }
+  }
   if constexpr (V > 1 && !is_heavy<F>::value) {
     if (runs_of<V>(n, num_dims, dims, strides, in, out)) {
       Pack<TO, V>* out_p = reinterpret_cast<Pack<TO, V>*>(out);

@@ -59,6 +59,16 @@ constexpr uint32_t kResidentBlockBound = 1024;
 #define HKB_STRIDED_RUN_BYTES 8
 #endif
 constexpr int kStridedRunBytes = HKB_STRIDED_RUN_BYTES;
+// Transposed inputs (common/transpose.h): square tiles of kTransposeTile (a warp's line of 4-byte
+// values); a thread loads kTransposeInFlight elements before its first shared store (one element
+// of 2048 threads per multiprocessor keeps too few bytes in flight); dims shorter than
+// kTransposeMinDim leave most of a tile empty and go element by element.
+constexpr uint32_t kTransposeTile = 32;
+#ifndef HKB_TRANSPOSE_IN_FLIGHT
+#define HKB_TRANSPOSE_IN_FLIGHT 4
+#endif
+constexpr int kTransposeInFlight = HKB_TRANSPOSE_IN_FLIGHT;
+constexpr uint64_t kTransposeMinDim = 8;
 // Bytes of the wider operand a busy thread moves per unit: one 16-byte vector access per operand.
 constexpr int kPackBytes = 16;
 // Packs of 2- and 4-byte values a thread loads before its first store (others: one, since a

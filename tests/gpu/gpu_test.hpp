@@ -174,9 +174,30 @@ inline std::vector<Layout> run_layouts() {
   return v;
 }
 
-// Views the tests sweep: contiguous, transposed (last two dims swapped), sliced with a start
-// offset and a step, broadcast (stride 0) over the leading dim, and a head transpose (the first
-// two of three dims swapped, rows of 32).
+// Transposed views (inner dim strided, another dim of stride 1) whose tiled dims are at least 8
+// long, which the strided path moves by tiles (kernels/common/transpose.h): partial tiles, a
+// transposed key [2, 3, 40, 37], a dim between the tiled ones, a broadcast group dim, a start
+// offset.
+inline std::vector<Layout> transpose_layouts() {
+  std::vector<Layout> v;
+  auto add = [&v](std::vector<size_t> dims, std::vector<size_t> strides, size_t offset) {
+    Layout l;
+    l.dims = std::move(dims);
+    l.strides = std::move(strides);
+    l.offset = offset;
+    v.push_back(l);
+  };
+  add({45, 37}, {1, 45}, 0);                    // a 37 x 45 matrix transposed
+  add({2, 3, 40, 37}, {4440, 1480, 1, 40}, 0);  // its last two dims swapped
+  add({40, 3, 37}, {1, 1480, 40}, 1);           // dim k, then a group dim, then the inner
+  add({2, 33, 9}, {0, 1, 33}, 3);               // broadcast over the leading dim
+  add({8, 70}, {1, 8}, 0);                      // the shortest tiled dim
+  return v;
+}
+
+// Views the tests sweep: contiguous, transposed (last two dims swapped: by 3 columns, and by 37
+// through tiles), sliced with a start offset and a step, broadcast (stride 0) over the leading
+// dim, and a head transpose (the first two of three dims swapped, rows of 32).
 inline std::vector<Layout> standard_layouts(size_t n) {
   std::vector<Layout> v;
   v.push_back(Layout::contiguous({n}));
@@ -188,6 +209,12 @@ inline std::vector<Layout> standard_layouts(size_t n) {
   }
   if (n >= 6 && n % 3 == 0) {
     Layout t = Layout::contiguous({3, n / 3});
+    std::swap(t.dims[0], t.dims[1]);
+    std::swap(t.strides[0], t.strides[1]);
+    v.push_back(t);
+  }
+  if (n >= 37 * 8) {  // a transpose by tiles, the last ones partial
+    Layout t = Layout::contiguous({37, n / 37});
     std::swap(t.dims[0], t.dims[1]);
     std::swap(t.strides[0], t.strides[1]);
     v.push_back(t);

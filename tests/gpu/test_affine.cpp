@@ -124,6 +124,7 @@ TYPED_TEST(AffineTest, StridedBroadcastAndOffsetViews) {
   contig_info.offset = 5;
   layouts.push_back(contig_info);
   for (const Layout& l : gpu_test::run_layouts()) layouts.push_back(l);
+  for (const Layout& l : gpu_test::transpose_layouts()) layouts.push_back(l);
   for (const Layout& l : layouts) {
     check_affine<T>(*this, l, gpu_test::random_vector<T>(this->rng(), l.storage_size()));
   }
@@ -152,9 +153,11 @@ TYPED_TEST(AffineTest, GridSmallerThanWork) {
   const size_t n = 100003;
   const auto cfg = hkb::LaunchConfig::make(3, 1, 1, 64, 1, 1);
   check_affine<T>(*this, Layout::contiguous({n}), gpu_test::random_vector<T>(this->rng(), n), &cfg);
-  Layout tr = Layout::contiguous({301, 7});
-  tr.strides = {1, 301};
-  check_affine<T>(*this, tr, gpu_test::random_vector<T>(this->rng(), tr.storage_size()), &cfg);
+  for (size_t rows : {7, 37}) {  // element by element, and by tiles in blocks under 1024 threads
+    Layout tr = Layout::contiguous({301, rows});
+    tr.strides = {1, 301};
+    check_affine<T>(*this, tr, gpu_test::random_vector<T>(this->rng(), tr.storage_size()), &cfg);
+  }
 }
 
 TYPED_TEST(AffineTest, SpecialValues) {

@@ -61,6 +61,7 @@ std::vector<Layout> strided_layouts() {
   contig.offset = 5;
   v.push_back(contig);
   for (const Layout& l : gpu_test::run_layouts()) v.push_back(l);
+  for (const Layout& l : gpu_test::transpose_layouts()) v.push_back(l);
   return v;
 }
 
@@ -268,8 +269,10 @@ TYPED_TEST(CastTest, GridSmallerThanWork) {
   for_each_dtype([&](auto tag) {
     using D = typename decltype(tag)::type;
     check_cast<S, D>(*this, Layout::contiguous({20011}), cast_inputs<S>(*this, 20011), &cfg);
-    const Layout tr = transposed(7, 301);
-    check_cast<S, D>(*this, tr, cast_inputs<S>(*this, tr.storage_size()), &cfg);
+    for (size_t rows : {7, 37}) {  // element by element, and by tiles in small blocks
+      const Layout tr = transposed(rows, 301);
+      check_cast<S, D>(*this, tr, cast_inputs<S>(*this, tr.storage_size()), &cfg);
+    }
   });
 }
 

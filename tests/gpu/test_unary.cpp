@@ -43,6 +43,7 @@ std::vector<Layout> strided_layouts() {
   contig.offset = 5;
   v.push_back(contig);
   for (const Layout& l : gpu_test::run_layouts()) v.push_back(l);
+  for (const Layout& l : gpu_test::transpose_layouts()) v.push_back(l);
   return v;
 }
 
@@ -184,8 +185,10 @@ TYPED_TEST(UnaryFloatTest, GridSmallerThanWork) {
     const T p = params_of<T>(oi).front();
     const size_t n = 100003;
     check_float_op<T>(*this, oi, Layout::contiguous({n}), op_inputs<T>(*this, oi, n, p), p, &cfg);
-    const Layout tr = transposed(7, 301);
-    check_float_op<T>(*this, oi, tr, op_inputs<T>(*this, oi, tr.storage_size(), p), p, &cfg);
+    for (size_t rows : {7, 37}) {  // element by element, and by tiles in small blocks
+      const Layout tr = transposed(rows, 301);
+      check_float_op<T>(*this, oi, tr, op_inputs<T>(*this, oi, tr.storage_size(), p), p, &cfg);
+    }
   }
 }
 
@@ -370,6 +373,13 @@ TYPED_TEST(UcopyTest, SizesViewsAndGrids) {
   const auto small_grid = hkb::LaunchConfig::make(3, 1, 1, 64, 1, 1);
   check_copy<T>(*this, Layout::contiguous({100003}), &small_grid);
   check_copy<T>(*this, transposed(7, 301), &small_grid);
+  // Tiles in blocks under 1024 threads: 64 (four elements a thread of a tile), 96 (not a warp
+  // multiple) and 512 (two passes of a tile's elements).
+  for (uint32_t threads : {64u, 96u, 512u}) {
+    const auto cfg = hkb::LaunchConfig::make(2, 1, 1, threads, 1, 1);
+    check_copy<T>(*this, transposed(37, 301), &cfg);
+    check_copy<T>(*this, gpu_test::transpose_layouts()[1], &cfg);
+  }
 }
 
 // The size at which the tuned grid has every block work and candle's only its first blocks
@@ -384,20 +394,21 @@ TYPED_TEST(UcopyTest, TunedAndCandleSplits) {
 // before and after it must stay untouched.
 TYPED_TEST(UcopyTest, DestinationOffset) {
   using T = TypeParam;
-  const Layout src = transposed(5, 13);
-  const size_t n = src.numel(), dst_offset = 3;
-  const std::vector<T> base = random_bits<T>(*this, src.storage_size());
-  std::vector<T> init(n + 2 * dst_offset, gpu_test::poison<T>());
-  auto in = this->device().upload(base);
-  auto out = this->device().upload(init);
-  auto info = this->device().upload(src.info());
-  hkb::LaunchArgs args;
-  args.arg(n).arg(src.dims.size()).arg(info.ptr()).arg(in.ptr()).arg(out.ptr(dst_offset));
-  this->launch(std::string("ucopy_") + ref::tag<T>(),
-               hkb::LaunchConfig::for_num_elems(static_cast<uint32_t>(n)), args);
-  std::vector<T> want = init;
-  for (size_t i = 0; i < n; ++i) want[dst_offset + i] = base[src.index(i)];
-  EXPECT_TRUE(gpu_test::same_bits(out.download(), want)) << this->seed_note();
+  for (const Layout& src : {transposed(5, 13), transposed(37, 45)}) {  // elements, tiles
+    const size_t n = src.numel(), dst_offset = 3;
+    const std::vector<T> base = random_bits<T>(*this, src.storage_size());
+    std::vector<T> init(n + 2 * dst_offset, gpu_test::poison<T>());
+    auto in = this->device().upload(base);
+    auto out = this->device().upload(init);
+    auto info = this->device().upload(src.info());
+    hkb::LaunchArgs args;
+    args.arg(n).arg(src.dims.size()).arg(info.ptr()).arg(in.ptr()).arg(out.ptr(dst_offset));
+    this->launch(std::string("ucopy_") + ref::tag<T>(),
+                 hkb::LaunchConfig::for_num_elems(static_cast<uint32_t>(n)), args);
+    std::vector<T> want = init;
+    for (size_t i = 0; i < n; ++i) want[dst_offset + i] = base[src.index(i)];
+    EXPECT_TRUE(gpu_test::same_bits(out.download(), want)) << this->seed_note();
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
