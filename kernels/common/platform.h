@@ -271,6 +271,36 @@ HKB_DEVICE int dot4_i8(int a, int b, int c) {
 #endif
 }
 
+// Byte k (0..3) of w, a value below 2^kBits (kBits 7 or 8), as the float kBase + byte * kStep of
+// ByteFloat<kBits>: 0.5 + byte / 256 (7 bits) or 0.5 + byte / 65536 (8 bits), exactly. One byte
+// permute puts the byte into the mantissa of 0.5f (bits 16..22, or 8..15): NVIDIA converts
+// integers at a fraction of the float rate, and AMD's byte conversion needs the byte shifted down
+// first. A multiply-add by 1 / kStep and -kBase / kStep (powers of two) makes it the integer again.
+// Selectors: NVIDIA's PRMT takes a nibble a result byte (4: the 0x3F operand, 5: a zero byte),
+// AMD's v_perm_b32 a byte (4: the 0x3F operand, 0x0C: zero).
+template <int kBits>
+struct ByteFloat {
+  static_assert(kBits == 7 || kBits == 8, "byte_float: 7- or 8-bit values");
+  static constexpr float kBase = 0.5f, kStep = kBits == 7 ? 1.0f / 256 : 1.0f / 65536;
+};
+constexpr uint32_t byte_float_prmt(int bits, int k) {
+  return bits == 7 ? 0x4055u | (static_cast<uint32_t>(k) << 8)
+                   : 0x4505u | (static_cast<uint32_t>(k) << 4);
+}
+constexpr uint32_t byte_float_vperm(int bits, int k) {
+  return bits == 7 ? 0x04000C0Cu | (static_cast<uint32_t>(k) << 16)
+                   : 0x040C000Cu | (static_cast<uint32_t>(k) << 8);
+}
+template <int kBits>
+HKB_DEVICE float byte_float(uint32_t w, int k) {
+  static_assert(kBits == 7 || kBits == 8, "byte_float: 7- or 8-bit values");
+#if defined(HKB_PLATFORM_AMD)
+  return __uint_as_float(__builtin_amdgcn_perm(0x3Fu, w, byte_float_vperm(kBits, k)));
+#else
+  return __uint_as_float(__byte_perm(w, 0x3Fu, byte_float_prmt(kBits, k)));
+#endif
+}
+
 // exp(x) for results rounded to at most 11 significant bits (f16, bf16, fp8). NVIDIA: 2^(x log2 e)
 // with the hardware's approximate exp2 (relative error about 2^-22, subnormals kept), a multiply
 // and one MUFU where expf takes ten instructions; x log2 e rounded to float moves the result by

@@ -121,6 +121,25 @@ inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
     r |= static_cast<unsigned>((both >> (8 * ((s >> (4 * i)) & 7u))) & 0xFFu) << (8 * i);
   return r;
 }
+// AMD's v_perm_b32: byte i of the result by byte i of s over the 8 bytes {a, b} (b the low four):
+// 0..7 that byte, 8..11 the sign of byte 1, 3, 5 or 7 replicated, 12 zero, 13 and above 0xFF.
+inline unsigned __builtin_amdgcn_perm(unsigned a, unsigned b, unsigned s) {
+  const uint64_t both = (static_cast<uint64_t>(a) << 32) | b;
+  unsigned r = 0;
+  for (int i = 0; i < 4; ++i) {
+    const unsigned sel = (s >> (8 * i)) & 0xFFu;
+    unsigned byte = 0xFFu;
+    if (sel < 8) {
+      byte = static_cast<unsigned>(both >> (8 * sel)) & 0xFFu;
+    } else if (sel < 12) {
+      byte = ((both >> (16 * (sel - 8) + 15)) & 1u) ? 0xFFu : 0u;
+    } else if (sel == 12) {
+      byte = 0;
+    }
+    r |= byte << (8 * i);
+  }
+  return r;
+}
 inline float __fdividef(float a, float b) {
   return a / b;
 }

@@ -206,12 +206,12 @@ constexpr int mmvq_row_blocks_per_sm(int block_values) {
 #endif
 constexpr int kMmvqWideItems = HKB_MMVQ_WIDE_ITEMS;
 
-// 8-value units a DMMV thread loads before decoding the first (quantized/dmmv.h): 4 measured 2-12%
-// faster than 8 on the H100 (the K-quants spilled at 8), 2 no faster.
-#ifndef HKB_DMMV_UNITS
-#define HKB_DMMV_UNITS 4
+// Values whose weights a DMMV thread loads before decoding the first (quantized/dmmv.h), in whole
+// slices: 4 of the 32-value formats, 1 or 2 of the K-quants; no spills in 64 registers (sm_90).
+#ifndef HKB_DMMV_VALUES
+#define HKB_DMMV_VALUES 64
 #endif
-constexpr int kDmmvUnits = HKB_DMMV_UNITS;
+constexpr int kDmmvValues = HKB_DMMV_VALUES;
 
 // Outputs a thread of mul_mat may own and still take them as 8 rows: q3_K's 128 x 128 tile gives
 // each of the 128 threads 128, and 8 rows of decoded weights beside 128 accumulators pass 256

@@ -42,6 +42,11 @@ HKB_DEVICE uint32_t byte8(uint32_t w0, uint32_t w1, int i) {
 HKB_DEVICE float sbyte8(uint32_t w0, uint32_t w1, int i) {
   return static_cast<float>(static_cast<int8_t>(byte8(w0, w1, i)));
 }
+// The fifth bits of four values (bits 0..3 of h) as bit 4 of each byte: the multiply puts bit i at
+// 8 i + 4, and no two of its terms overlap.
+HKB_DEVICE int spread4(uint32_t h) {
+  return static_cast<int>(((h & 15u) * 0x02040810u) & 0x10101010u);
+}
 HKB_DEVICE float half_lo(uint32_t w) {
   return half_bits_to_float(static_cast<uint16_t>(w & 0xFFFFu));
 }
@@ -94,12 +99,13 @@ static_assert(Q4_0::kBytes == 18 && Q4_1::kBytes == 20 && Q5_0::kBytes == 22 && 
 template <int kValues_, int kBytes_, bool kFloatD>
 struct Q8 {
   static constexpr int kValues = kValues_, kBytes = kBytes_, kAlign = kFloatD ? 4 : 2;
+  static constexpr int kQs = kFloatD ? 4 : 2;
   struct Raw {
     uint32_t d, q0, q1;
   };
   template <int A>
   static HKB_DEVICE Raw load(const uint8_t* b, uint32_t p) {
-    const uint8_t* q = b + (kFloatD ? 4 : 2) + 8 * p;
+    const uint8_t* q = b + kQs + 8 * p;
     return {kFloatD ? ld32<A>(b) : ld16<A>(b), ld32<A>(q), ld32<A>(q + 4)};
   }
   static HKB_DEVICE void decode(const Raw& r, uint32_t, float (&v)[8]) {
@@ -118,13 +124,14 @@ using Q8_K = Q8<256, 292, true>;
 
 struct Q2_K {
   static constexpr int kValues = 256, kBytes = 84, kAlign = 4;
+  static constexpr int kQs = 16, kDm = 80;  // scales at 0
   struct Raw {
     uint32_t dm, sc, q0, q1;
   };
   template <int A>
   static HKB_DEVICE Raw load(const uint8_t* b, uint32_t p) {
-    const uint8_t* q = b + 16 + 32 * (p >> 4) + 8 * (p & 3);
-    return {ld32<A>(b + 80), b[p >> 1], ld32<A>(q), ld32<A>(q + 4)};
+    const uint8_t* q = b + kQs + 32 * (p >> 4) + 8 * (p & 3);
+    return {ld32<A>(b + kDm), b[p >> 1], ld32<A>(q), ld32<A>(q + 4)};
   }
   static HKB_DEVICE void decode(const Raw& r, uint32_t p, float (&v)[8]) {
     const float dl = half_lo(r.dm) * static_cast<float>(r.sc & 15u);
@@ -141,6 +148,7 @@ struct Q2_K {
 // high 2 bits in byte 8 + s % 4 at bits 2 (s / 4). Value's high-mask bit: 4 n + k of byte l.
 struct Q3_K {
   static constexpr int kValues = 256, kBytes = 110, kAlign = 2;
+  static constexpr int kQs = 32, kScales = 96, kD = 108;  // hmask at 0
   struct Raw {
     uint32_t d, h0, h1, q0, q1, sl, sh;
   };
@@ -148,9 +156,9 @@ struct Q3_K {
   static HKB_DEVICE Raw load(const uint8_t* b, uint32_t p) {
     const uint32_t s = p >> 1;
     const uint8_t* h = b + 8 * (p & 3);
-    const uint8_t* q = b + 32 + 32 * (p >> 4) + 8 * (p & 3);
-    return {ld16<A>(b + 108), ld32<A>(h),      ld32<A>(h + 4),  ld32<A>(q),
-            ld32<A>(q + 4),   b[96 + (s & 7)], b[104 + (s & 3)]};
+    const uint8_t* q = b + kQs + 32 * (p >> 4) + 8 * (p & 3);
+    return {ld16<A>(b + kD), ld32<A>(h),           ld32<A>(h + 4),          ld32<A>(q),
+            ld32<A>(q + 4),  b[kScales + (s & 7)], b[kScales + 8 + (s & 3)]};
   }
   static HKB_DEVICE void decode(const Raw& r, uint32_t p, float (&v)[8]) {
     const uint32_t s = p >> 1;
@@ -190,13 +198,14 @@ HKB_DEVICE KScaleMin k_scale_min(uint32_t dm, uint32_t a, uint32_t b, uint32_t c
 template <bool kFifth>
 struct KMin {
   static constexpr int kValues = 256, kAlign = 4, kQs = kFifth ? 48 : 16, kBytes = kQs + 128;
+  static constexpr int kQh = 16;  // scales at 4
   struct Raw {
     uint32_t dm, a, b, c, h0, h1, q0, q1;
   };
   template <int A>
   static HKB_DEVICE Raw load(const uint8_t* b, uint32_t p) {
     const uint32_t g = p >> 2;
-    const uint8_t* h = b + 16 + 8 * (p & 3);
+    const uint8_t* h = b + kQh + 8 * (p & 3);
     const uint8_t* q = b + kQs + 32 * (g >> 1) + 8 * (p & 3);
     return {ld32<A>(b),
             b[4 + (g & 3)],
@@ -225,6 +234,7 @@ static_assert(Q4_K::kBytes == 144 && Q5_K::kBytes == 176, "q4_K / q5_K block siz
 
 struct Q6_K {
   static constexpr int kValues = 256, kBytes = 210, kAlign = 2;
+  static constexpr int kQh = 128, kScales = 192, kD = 208;  // ql at 0
   struct Raw {
     uint32_t d, l0, l1, h0, h1, sc;
   };
@@ -232,9 +242,9 @@ struct Q6_K {
   static HKB_DEVICE Raw load(const uint8_t* b, uint32_t p) {
     const uint32_t n = p >> 4, k = (p >> 2) & 3;
     const uint8_t* l = b + 64 * n + 32 * (k & 1) + 8 * (p & 3);
-    const uint8_t* h = b + 128 + 32 * n + 8 * (p & 3);
-    return {ld16<A>(b + 208), ld32<A>(l),     ld32<A>(l + 4),
-            ld32<A>(h),       ld32<A>(h + 4), b[192 + (p >> 1)]};
+    const uint8_t* h = b + kQh + 32 * n + 8 * (p & 3);
+    return {ld16<A>(b + kD), ld32<A>(l),     ld32<A>(l + 4),
+            ld32<A>(h),      ld32<A>(h + 4), b[kScales + (p >> 1)]};
   }
   static HKB_DEVICE void decode(const Raw& r, uint32_t p, float (&v)[8]) {
     const int k = static_cast<int>((p >> 2) & 3);

@@ -39,11 +39,6 @@ HKB_DEVICE int dot2(const W2& w, const A2& a) {
   return dot4_i8(w.q0, a.a0, dot4_i8(w.q1, a.a1, 0));
 }
 
-// The fifth bits of four values (bits 0..3 of h) as bit 4 of each byte.
-HKB_DEVICE int spread4(uint32_t h) {
-  return static_cast<int>(((h & 1u) << 4) | ((h & 2u) << 11) | ((h & 4u) << 18) | ((h & 8u) << 25));
-}
-
 template <typename F>
 struct Vec;
 

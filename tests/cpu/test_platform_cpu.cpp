@@ -135,4 +135,22 @@ TEST_F(CpuPlatform, ReadingALanePastTheBlockFails) {
   EXPECT_NE(l.error.find("does not exist"), std::string::npos) << l.error;
 }
 
+// byte_float (platform.h) through this platform's v_perm_b32, and NVIDIA's PRMT selectors through
+// its __byte_perm: byte k of a word whatever its other bytes, as 0.5 + byte / 256 (values below
+// 128) or 0.5 + byte / 65536, exactly.
+TEST(CpuPlatformBytes, ByteFloatsFromBytePermutes) {
+  for (uint32_t b = 0; b < 256; ++b) {
+    for (int k = 0; k < 4; ++k) {
+      const uint32_t w = (b << (8 * k)) | (0xA5C3E1F7u & ~(0xFFu << (8 * k)));
+      const float f7 = 0.5f + b / 256.0f, f8 = 0.5f + b / 65536.0f;
+      if (b < 128) {
+        EXPECT_EQ(hkb::byte_float<7>(w, k), f7) << b << " " << k;
+        EXPECT_EQ(__uint_as_float(__byte_perm(w, 0x3Fu, hkb::byte_float_prmt(7, k))), f7);
+      }
+      EXPECT_EQ(hkb::byte_float<8>(w, k), f8) << b << " " << k;
+      EXPECT_EQ(__uint_as_float(__byte_perm(w, 0x3Fu, hkb::byte_float_prmt(8, k))), f8);
+    }
+  }
+}
+
 }  // namespace

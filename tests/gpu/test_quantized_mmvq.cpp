@@ -278,21 +278,33 @@ std::string dmmv_name(QType t) {
   return "dequantize_mul_mat_vec_" + n + "_cuda";
 }
 
-void check_dmmv(MmvqTest& t, QType type, size_t k, size_t nrows, Scales scales, bool zero_y) {
+// Beyond candle's launch: y `y_offset` floats past an allocation's start (so not 16-byte aligned
+// unless a multiple of 4), blocks of bx x by threads.
+struct DmmvLaunch {
+  size_t y_offset = 0;
+  uint32_t bx = 32, by = 1;
+};
+
+void check_dmmv(MmvqTest& t, QType type, size_t k, size_t nrows, Scales scales, bool zero_y,
+                DmmvLaunch launch = {}) {
   SCOPED_TRACE(dmmv_name(type) + " k " + std::to_string(k) + " nrows " + std::to_string(nrows) +
-               ", " + t.seed_note());
+               " y offset " + std::to_string(launch.y_offset) + " block " +
+               std::to_string(launch.bx) + "x" + std::to_string(launch.by) + ", " + t.seed_note());
   const gg::QTypeInfo& in = gg::info(type);
   const size_t row_bytes = gg::row_bytes(type, k);
   const std::vector<uint8_t> w = t.weights(type, nrows, k, scales);
   const std::vector<float> y = t.activations(1, k, zero_y ? 0 : 9, 9);
   const float poison = gpu_test::poison<float>();
+  std::vector<float> placed(launch.y_offset, poison);
+  placed.insert(placed.end(), y.begin(), y.end());
   auto dw = t.device().upload(w);
-  auto dy = t.device().upload(y);
+  auto dy = t.device().upload(placed);
   auto dd = t.device().upload(std::vector<float>(nrows + kGuard, poison));
   hkb::LaunchArgs args;
-  args.arg(dw.ptr()).arg(dy.ptr()).arg(dd.ptr()).arg(static_cast<int>(k));
+  args.arg(dw.ptr()).arg(dy.ptr(launch.y_offset)).arg(dd.ptr()).arg(static_cast<int>(k));
   if (type != QType::q5_K) args.arg(static_cast<int>(nrows));  // candle's q5_k takes no nrows
-  t.launch(dmmv_name(type), hkb::LaunchConfig::make(static_cast<uint32_t>(nrows), 1, 1, 32, 1, 1),
+  t.launch(dmmv_name(type),
+           hkb::LaunchConfig::make(static_cast<uint32_t>(nrows), 1, 1, launch.bx, launch.by, 1),
            args);
   const std::vector<float> got = dd.download();
   size_t bad = 0;
@@ -327,6 +339,20 @@ TEST_F(MmvqTest, DmmvEveryFormatShape) {
                  false);
     }
     check_dmmv(*this, type, 4096, 4096, Scales::normal, false);
+  }
+}
+
+// y at addresses that are not 16-byte aligned (read float by float), and blocks other than
+// candle's 32 threads: 64 (a second row of 32 threads), fewer threads than lanes (each taking
+// several), odd counts and two- and three-row blocks; k leaves the lanes uneven shares.
+TEST_F(MmvqTest, DmmvUnalignedYAndOtherBlocks) {
+  const uint32_t blocks[][2] = {{64, 1}, {20, 1}, {1, 1}, {16, 2}, {7, 3}};
+  for (QType type : kFormats) {
+    const size_t k = is_super(type) ? 2304 : 4160;
+    for (size_t offset : {1, 2, 3}) check_dmmv(*this, type, k, 5, Scales::normal, false, {offset});
+    for (const auto& b : blocks) {
+      check_dmmv(*this, type, k, 3, Scales::normal, false, {4, b[0], b[1]});
+    }
   }
 }
 
