@@ -1,7 +1,8 @@
 // dequantize_mul_mat_vec_<format>: dst[row] = weight row `row` (ncols values) . y (ncols f32),
 // candle's grid (nrows) of blocks (32, 1): one GPU block a row. The row's blocks are cut into
 // slices (quantized/dmmv_decode.h) dealt to kDmmvLanes lanes: lane v always takes slice v % kSlices
-// of every (kDmmvLanes / kSlices)-th block, so its scale decoding and addressing stay fixed. A
+// of every (kDmmvLanes / kSlices)-th block, so its scale decoding and addressing stay fixed, and
+// each 8 neighbouring lanes read whole 128-byte lines of y (4 lines a warp-wide 16-byte load). A
 // thread is a lane (a block of fewer threads gives a thread several, one of more idles the rest),
 // and loads the weights of tuning::kDmmvValues values' slices before decoding the first. dst is
 // stored (candle's DMMV stores too). Blocks of any size up to 64 threads work, with a reduction of
@@ -41,8 +42,8 @@ HKB_DEVICE float dmmv_lane(const uint8_t* w, const float* y, int nb, int v) {
       hkb::tuning::kDmmvValues > D::kSliceValues ? hkb::tuning::kDmmvValues / D::kSliceValues : 1;
   constexpr size_t kWStep = static_cast<size_t>(kStep) * D::kBytes;
   constexpr size_t kYStep = static_cast<size_t>(kStep) * D::kValues;
-  const int s = v % D::kSlices;
-  int b = v / D::kSlices;
+  const int s = static_cast<int>(static_cast<unsigned>(v) % D::kSlices);  // v >= 0: a mask
+  int b = static_cast<int>(static_cast<unsigned>(v) / D::kSlices);
   w += static_cast<size_t>(b) * D::kBytes;
   y += static_cast<size_t>(b) * D::kValues + 4 * D::quad0(s);
   float acc = 0.0f;

@@ -1,10 +1,14 @@
 // How DMMV (quantized/dmmv.h) reads the GGML block formats of blocks.h: a block is kSlices slices
 // of kSliceValues values, one thread's share, with its scales decoded once a slice. A slice takes
-// quads (4 consecutive values) that are even in slices of even index and odd in the others, so the
-// two threads of a slice pair read the two halves of one 32-byte sector of y in each 16-byte load.
+// one quad (4 consecutive values) of some of its block's 32-value lines of y, the same quad in
+// each, and the 8 slices s = 8 g .. 8 g + 7 take the 8 quads of a line: so every 8 neighbouring
+// threads read one whole 128-byte line of y in each 16-byte load (4 L1 wavefronts a warp-wide
+// load, where threads spread over 16 lines need 16). 32-value blocks: 8 slices of one line each.
+// 256-value blocks: 32 slices of 2 lines each, chosen so that both lines' codes sit in the same
+// quant word; a slice's offsets, shifts and scale bytes stay the same from block to block.
 // Each Dmmv<F> has
 //   kSlices, kSliceValues  as above;
-//   quad0(s)               the first quad of slice s (the others at constant distances);
+//   quad0(s)               the first quad of slice s (the other at a constant distance);
 //   Raw, load(block, s)    the weight words slice s needs, loaded together;
 //   dot(raw, s, y, acc)    acc + the slice's values times y's quads (y[q]: quad quad0(s) + q).
 // A value is f * a + c from its code byte f = byte_float (common/platform.h): a and c fold the
@@ -36,17 +40,27 @@ HKB_DEVICE Affine centered(float scale, float off) {
   constexpr float kA = 1.0f / (B::kStep * kUnit);
   return {scale * kA, scale * -(off + B::kBase * kA)};
 }
-// centered() of a scale that is a 7- or 8-bit code's float form f times e plus g (exact).
-template <int kBits>
-HKB_DEVICE Affine centered_at(float f, float e, float g, float off) {
-  using B = ByteFloat<kBits>;
-  const float m = -(off + B::kBase / B::kStep);
-  return {fmaf(f, e * (1.0f / B::kStep), g * (1.0f / B::kStep)), fmaf(f, e * m, g * m)};
+// Affines of 7-bit codes centred at kOff whose scale d (s - kS0) has an integer s given by its
+// kBits-bit form f: a and c are linear in f, their coefficients d times constants (all exact).
+template <int kBits, int kS0, int kOff>
+struct ScaledCentered {
+  static constexpr float kE = 1.0f / ByteFloat<kBits>::kStep;  // d s = f d kE + d kG
+  static constexpr float kG = -(ByteFloat<kBits>::kBase * kE + kS0);
+  static constexpr float kM = -(kOff + ByteFloat<7>::kBase / ByteFloat<7>::kStep);  // c = a' kM
+  static constexpr float kA = 1.0f / ByteFloat<7>::kStep;
+  Affine a, c;
+  HKB_DEVICE explicit ScaledCentered(float d)
+      : a{d * (kE * kA), d * (kG * kA)}, c{d * (kE * kM), d * (kG * kM)} {}
+  HKB_DEVICE Affine at(float f) const { return {fmaf(f, a.a, a.c), fmaf(f, c.a, c.c)}; }
+};
+// d k times a 7-bit code given by its float form f: f a + c (exact where the product is); k a
+// literal, so that a and c are one multiply each.
+HKB_DEVICE Affine byte_scale(float d, float k) {
+  using B = ByteFloat<7>;
+  return {d * (k / B::kStep), d * (-B::kBase * k / B::kStep)};
 }
-// scale * byte k of w (7 bits), exact where the product is.
-HKB_DEVICE float scaled_byte(uint32_t w, int k, float scale) {
-  const float a = scale * (1.0f / ByteFloat<7>::kStep);
-  return fmaf(byte_float<7>(w, k), a, -ByteFloat<7>::kBase * a);
+HKB_DEVICE float scaled(float f, Affine s) {
+  return fmaf(f, s.a, s.c);
 }
 // acc + the values of the 4 code bytes of `codes` times x.
 template <int kBits>
@@ -56,256 +70,219 @@ HKB_DEVICE float quad(uint32_t codes, Affine v, float4 x, float acc) {
   acc = fmaf(fmaf(byte_float<kBits>(codes, 2), v.a, v.c), x.z, acc);
   return fmaf(fmaf(byte_float<kBits>(codes, 3), v.a, v.c), x.w, acc);
 }
-HKB_DEVICE uint32_t rotl(uint32_t x, int r) {
-  return (x << (r & 31)) | (x >> ((32 - r) & 31));
-}
-// x shifted so that bit `from` lands at bit `to`: one shift once unrolled, where rotl's wrapped
-// bits would be masked off anyway.
-HKB_DEVICE uint32_t move_bits(uint32_t x, int from, int to) {
-  return from <= to ? x << (to - from) : x >> (from - to);
-}
-
 template <typename F>
 struct Dmmv;
 
-// q4_0, q4_1, q5_0, q5_1: slice h (0, 1) takes qs words h and 2 + h: their low nibbles are quads h
-// and 2 + h, their high nibbles quads 4 + h and 6 + h; fifth bits: nibble h of each byte of qh.
+// q4_0, q4_1, q5_0, q5_1: slice i is quad i: its codes are nibble i / 4 of qs bytes 4 (i % 4) ..
+// + 3, its fifth bits bits 4 i .. 4 i + 3 of qh (the 16-bit half i / 4 of it, one load).
 template <bool kMin, bool kFifth>
 struct Dmmv<Legacy<kMin, kFifth>> {
   using F = Legacy<kMin, kFifth>;
-  static constexpr int kValues = F::kValues, kBytes = F::kBytes, kSlices = 2, kSliceValues = 16;
-  static HKB_DEVICE int quad0(int h) { return h; }
+  static constexpr int kValues = F::kValues, kBytes = F::kBytes, kSlices = 8, kSliceValues = 4;
+  static HKB_DEVICE int quad0(int i) { return i; }
   struct Raw {
-    uint32_t dm, qh, w0, w1;
+    uint32_t dm, qh, w;
   };
-  static HKB_DEVICE Raw load(const uint8_t* b, int h) {
+  static HKB_DEVICE Raw load(const uint8_t* b, int i) {
     constexpr int A = F::kAlign;
-    const uint8_t* q = b + F::kQs + 4 * h;
-    return {kMin ? ld32<A>(b) : ld16<A>(b), kFifth ? ld32<A>(b + F::kQh) : 0u, ld32<A>(q),
-            ld32<A>(q + 8)};
+    return {kMin ? ld32<A>(b) : ld16<A>(b), kFifth ? ld16<A>(b + F::kQh + 2 * (i >> 2)) : 0u,
+            ld32<A>(b + F::kQs + 4 * (i & 3))};
   }
   template <typename Y>
-  static HKB_DEVICE float dot(const Raw& r, int h, const Y& y, float acc) {
-    // Without a fifth bit or a min, high nibbles stay in place as 8-bit codes 16 q (c is exact;
-    // with a min, c of 8-bit codes would round too coarsely).
-    constexpr bool kInPlace = !kMin && !kFifth;
-    constexpr int kHiBits = kInPlace ? 8 : 7;
-    uint32_t c[4] = {r.w0 & 0x0F0F0F0Fu, r.w1 & 0x0F0F0F0Fu,
-                     kInPlace ? r.w0 & 0xF0F0F0F0u : (r.w0 >> 4) & 0x0F0F0F0Fu,
-                     kInPlace ? r.w1 & 0xF0F0F0F0u : (r.w1 >> 4) & 0x0F0F0F0Fu};
-    if constexpr (kFifth) {
-      const uint32_t qh = r.qh >> (4 * h);
-#pragma unroll
-      for (int m = 0; m < 4; ++m) c[m] |= static_cast<uint32_t>(spread4(qh >> (8 * m)));
-    }
+  static HKB_DEVICE float dot(const Raw& r, int i, const Y& y, float acc) {
     const float d = half_lo(r.dm);
-    constexpr float kOffset = kFifth ? 16.0f : 8.0f;
-    const Affine lo = kMin ? affine<7>(d, half_hi(r.dm)) : centered<7>(d, kOffset);
-    const Affine hi = kInPlace ? centered<8, 16>(d, kOffset) : lo;
-    acc = quad<7>(c[1], lo, y[2], quad<7>(c[0], lo, y[0], acc));
-    return quad<kHiBits>(c[3], hi, y[6], quad<kHiBits>(c[2], hi, y[4], acc));
+    if constexpr (!kMin && !kFifth) {
+      // q4_0: the nibble stays in place as an 8-bit code q or 16 q, one mask instead of a shift
+      // and a mask (the slice's unit and c's factor are constants of the thread; c is exact).
+      using B = ByteFloat<8>;
+      constexpr float kA = 1.0f / B::kStep, kA16 = kA / 16;
+      const bool hi = i >= 4;
+      const uint32_t code = r.w & (hi ? 0xF0F0F0F0u : 0x0F0F0F0Fu);
+      const float a = hi ? kA16 : kA, c = hi ? -(8.0f + B::kBase * kA16) : -(8.0f + B::kBase * kA);
+      return quad<8>(code, {d * a, d * c}, y[0], acc);
+    } else {
+      uint32_t code = (r.w >> (4 * (i >> 2))) & 0x0F0F0F0Fu;
+      if constexpr (kFifth) code |= static_cast<uint32_t>(spread4(r.qh >> (4 * (i & 3))));
+      const Affine v = kMin ? affine<7>(d, half_hi(r.dm)) : centered<7>(d, kFifth ? 16.0f : 8.0f);
+      return quad<7>(code, v, y[0], acc);
+    }
   }
 };
 
-// q8_0: slice h takes quads 2 m + h (m = 0..3): qs words 2 m + h, 8-bit codes q + 128.
+// q8_0: slice i is quad i, qs word i, 8-bit codes q + 128.
 template <>
 struct Dmmv<Q8_0> {
-  static constexpr int kValues = 32, kBytes = Q8_0::kBytes, kSlices = 2, kSliceValues = 16;
-  static HKB_DEVICE int quad0(int h) { return h; }
+  static constexpr int kValues = 32, kBytes = Q8_0::kBytes, kSlices = 8, kSliceValues = 4;
+  static HKB_DEVICE int quad0(int i) { return i; }
   struct Raw {
-    uint32_t d, w[4];
+    uint32_t d, w;
   };
-  static HKB_DEVICE Raw load(const uint8_t* b, int h) {
+  static HKB_DEVICE Raw load(const uint8_t* b, int i) {
     constexpr int A = Q8_0::kAlign;
-    const uint8_t* q = b + Q8_0::kQs + 4 * h;
-    return {ld16<A>(b), {ld32<A>(q), ld32<A>(q + 8), ld32<A>(q + 16), ld32<A>(q + 24)}};
+    return {ld16<A>(b), ld32<A>(b + Q8_0::kQs + 4 * i)};
   }
   template <typename Y>
   static HKB_DEVICE float dot(const Raw& r, int, const Y& y, float acc) {
-    const Affine v = centered<8>(half_lo(r.d), 128.0f);
-#pragma unroll
-    for (int m = 0; m < 4; ++m) acc = quad<8>(r.w[m] ^ 0x80808080u, v, y[2 * m], acc);
-    return acc;
+    return quad<8>(r.w ^ 0x80808080u, centered<8>(half_lo(r.d), 128.0f), y[0], acc);
   }
 };
 
-// 256-value blocks of 16-value scales (q2_K, q3_K, q6_K): slice s = 4 n + 2 j + h takes, of half n,
-// bytes l = 16 j + 4 h + 8 m' + (0..3) (m' = 0, 1) of each quant row: for k = 0..3 the quads
-// 32 n + 8 k + 4 j + 2 m' + h, of scale 8 n + 2 k + j (bytes 2 k + j of the half's 8 scale bytes).
-struct KHalf {
-  int n, j, h, l;
-  HKB_DEVICE explicit KHalf(int s) : n(s >> 2), j((s >> 1) & 1), h(s & 1), l(16 * j + 4 * h) {}
-  HKB_DEVICE int quad0() const { return 32 * n + 4 * j + h; }
+// 256-value blocks: line k = 4 n + t is values 128 n + 32 t + l' (half n, l' = 0..31). Slice l
+// takes quad i = l % 8 (l' = 4 i .. 4 i + 3) of two lines of half n = l / 16: q2_K, q3_K, q6_K
+// lines t0 = (l / 8) % 2 and t0 + 2 (quads 32 n + 8 t0 + i and 16 on), whose codes share their
+// quant bytes; q4_K, q5_K lines t0 = 2 ((l / 8) % 2) and t0 + 1 (quads 16 (l / 8) + i and 8 on),
+// the two nibbles of one qs word. q2_K, q3_K, q6_K load their scale bytes alone (byte j = (l / 4)
+// % 4 = 2 t0 + i / 4 of a run), q4_K, q5_K as 16-bit pairs; the rest as words.
+struct KSlice {
+  int n, t0, i, j;
+  HKB_DEVICE explicit KSlice(int l) : n(l >> 4), t0((l >> 3) & 1), i(l & 7), j((l >> 2) & 3) {}
 };
-constexpr int khalf_quad(int k, int m) {
-  return 8 * k + 2 * m;
+// Quad 0 of a slice of lines t0 and t0 + 2 of half n; the other is 16 quads on.
+HKB_DEVICE int kquad0(int l) {
+  return l + 16 * (l >> 4);
 }
 
+// q2_K: value 128 n + 32 t + l' is bits 2 t of qs byte 32 n + l'; its scale byte is 8 n + 2 t +
+// l' / 16 (low nibble d's, high nibble dmin's): 8 n + j for t0, 4 on for t0 + 2.
 template <>
 struct Dmmv<Q2_K> {
-  static constexpr int kValues = 256, kBytes = Q2_K::kBytes, kSlices = 8, kSliceValues = 32;
-  static HKB_DEVICE int quad0(int s) { return KHalf(s).quad0(); }
+  static constexpr int kValues = 256, kBytes = Q2_K::kBytes, kSlices = 32, kSliceValues = 8;
+  static HKB_DEVICE int quad0(int l) { return kquad0(l); }
   struct Raw {
-    uint32_t dm, s0, s1, w[2];
+    uint32_t dm, sc[2], w;
   };
-  static HKB_DEVICE Raw load(const uint8_t* b, int s) {
-    const KHalf p(s);
-    const uint8_t* q = b + Q2_K::kQs + 32 * p.n + p.l;
-    return {ld32<4>(b + Q2_K::kDm),
-            ld32<4>(b + 8 * p.n),
-            ld32<4>(b + 8 * p.n + 4),
-            {ld32<4>(q), ld32<4>(q + 8)}};
+  static HKB_DEVICE Raw load(const uint8_t* b, int l) {
+    const KSlice p(l);
+    const uint8_t* sc = b + 8 * p.n + p.j;
+    return {ld32<4>(b + Q2_K::kDm), {sc[0], sc[4]}, ld32<4>(b + Q2_K::kQs + 32 * p.n + 4 * p.i)};
   }
   template <typename Y>
-  static HKB_DEVICE float dot(const Raw& r, int s, const Y& y, float acc) {
-    const KHalf p(s);
-    const float da = half_lo(r.dm) * (1.0f / ByteFloat<7>::kStep), dmin = half_hi(r.dm);
-    // Scale k: byte 2 (k & 1) of word k / 2, shifted by byte j; low nibble d's, high dmin's.
-    const uint32_t sw[2] = {r.s0 >> (8 * p.j), r.s1 >> (8 * p.j)};
+  static HKB_DEVICE float dot(const Raw& r, int l, const Y& y, float acc) {
+    const KSlice p(l);
+    // d sc / kStep and -dmin m from the float forms of sc and m.
+    const Affine ds = byte_scale(half_lo(r.dm), 1.0f / ByteFloat<7>::kStep);
+    const Affine ms = byte_scale(half_hi(r.dm), -1.0f);
 #pragma unroll
-    for (int k = 0; k < 4; ++k) {
-      const uint32_t sc = sw[k >> 1];
-      const float ml = scaled_byte((sc >> 4) & 0x0F0F0F0Fu, 2 * (k & 1), dmin);
-      const Affine v = affine_a<7>(scaled_byte(sc & 0x0F0F0F0Fu, 2 * (k & 1), da), -ml);
-      acc = quad<7>((r.w[1] >> (2 * k)) & 0x03030303u, v, y[khalf_quad(k, 1)],
-                    quad<7>((r.w[0] >> (2 * k)) & 0x03030303u, v, y[khalf_quad(k, 0)], acc));
+    for (int u = 0; u < 2; ++u) {
+      const Affine v = affine_a<7>(scaled(byte_float<7>(r.sc[u] & 15u, 0), ds),
+                                   scaled(byte_float<7>(r.sc[u] >> 4, 0), ms));
+      acc = quad<7>((r.w >> (2 * p.t0 + 4 * u)) & 0x03030303u, v, y[16 * u], acc);
     }
     return acc;
   }
 };
 
-// q3_K: scale 8 n + 2 k + j: low 4 bits in nibble n of scales byte 2 k + j, high 2 bits at bits
-// 4 n + 2 (k >> 1) of byte 8 + 2 (k & 1) + j; the value's high-mask bit is bit 4 n + k of hmask
-// byte l, moved to bit 2 of the code.
+// q3_K: value 128 n + 32 t + l' is bits 2 t of qs byte 32 n + l' with bit 4 n + t of hmask byte
+// l' as bit 2 of its code. Scale 8 n + 2 t + l' / 16: low 4 bits nibble n of scales byte j (t0)
+// or 4 + j (t0 + 2), high 2 bits at 4 n (t0) or 4 n + 2 (t0 + 2) of byte 8 + j.
 template <>
 struct Dmmv<Q3_K> {
-  static constexpr int kValues = 256, kBytes = Q3_K::kBytes, kSlices = 8, kSliceValues = 32;
-  static HKB_DEVICE int quad0(int s) { return KHalf(s).quad0(); }
+  static constexpr int kValues = 256, kBytes = Q3_K::kBytes, kSlices = 32, kSliceValues = 8;
+  static HKB_DEVICE int quad0(int l) { return kquad0(l); }
   struct Raw {
-    uint32_t d, s0, s1, s2, hm[2], w[2];
+    uint32_t d, sl[2], sh, hm, w;
   };
-  static HKB_DEVICE Raw load(const uint8_t* b, int s) {
+  static HKB_DEVICE Raw load(const uint8_t* b, int l) {
     constexpr int A = Q3_K::kAlign;
-    const KHalf p(s);
-    const uint8_t* sc = b + Q3_K::kScales;
-    const uint8_t* q = b + Q3_K::kQs + 32 * p.n + p.l;
+    const KSlice p(l);
+    const uint8_t* sc = b + Q3_K::kScales + p.j;
     return {ld16<A>(b + Q3_K::kD),
-            ld32<A>(sc),
-            ld32<A>(sc + 4),
-            ld32<A>(sc + 8),
-            {ld32<A>(b + p.l), ld32<A>(b + p.l + 8)},
-            {ld32<A>(q), ld32<A>(q + 8)}};
+            {sc[0], sc[4]},
+            sc[8],
+            ld32<A>(b + 4 * p.i),
+            ld32<A>(b + Q3_K::kQs + 32 * p.n + 4 * p.i)};
   }
   template <typename Y>
-  static HKB_DEVICE float dot(const Raw& r, int s, const Y& y, float acc) {
-    const KHalf p(s);
-    const int sh = 8 * p.j + 4 * p.n;
-    const uint32_t sc[2] = {
-        ((r.s0 >> sh) & 0x000F000Fu) | (((r.s2 >> sh) & 0x00030003u) << 4),
-        ((r.s1 >> sh) & 0x000F000Fu) | (((r.s2 >> (sh + 2)) & 0x00030003u) << 4)};
-    // d (sc - 32) = f d / kStep - d (kBase / kStep + 32), f the float form of sc.
-    const float d = half_lo(r.d), e = d * (1.0f / ByteFloat<7>::kStep);
-    const float g = -d * (ByteFloat<7>::kBase / ByteFloat<7>::kStep + 32.0f);
-    // High-mask bit 4 n + k of each byte to bit 2 + k: one rotation a word, then a shift by k.
-    const uint32_t hm[2] = {rotl(r.hm[0], 2 - 4 * p.n), rotl(r.hm[1], 2 - 4 * p.n)};
+  static HKB_DEVICE float dot(const Raw& r, int l, const Y& y, float acc) {
+    const KSlice p(l);
+    const ScaledCentered<7, 32, 4> sv(half_lo(r.d));  // d (sc - 32) (code - 4)
+    const uint32_t sh = r.sh >> (4 * p.n), hm = (r.hm >> (4 * p.n)) << 2;
 #pragma unroll
-    for (int k = 0; k < 4; ++k) {
-      const Affine v = centered_at<7>(byte_float<7>(sc[k >> 1], 2 * (k & 1)), e, g, 4.0f);
-#pragma unroll
-      for (int m = 0; m < 2; ++m) {
-        const uint32_t code = ((r.w[m] >> (2 * k)) & 0x03030303u) | ((hm[m] >> k) & 0x04040404u);
-        acc = quad<7>(code, v, y[khalf_quad(k, m)], acc);
-      }
+    for (int u = 0; u < 2; ++u) {
+      const uint32_t sc = ((r.sl[u] >> (4 * p.n)) & 15u) | (((sh >> (2 * u)) & 3u) << 4);
+      // Line t = t0 + 2 u: high-mask bit 4 n + t of each byte, moved to t + 2 inside its byte
+      // above, to bit 2.
+      const int t = p.t0 + 2 * u;
+      const uint32_t code = ((r.w >> (2 * t)) & 0x03030303u) | ((hm >> t) & 0x04040404u);
+      acc = quad<7>(code, sv.at(byte_float<7>(sc, 0)), y[16 * u], acc);
     }
     return acc;
   }
 };
 
-// q4_K, q5_K: slice s = 2 p + h takes bytes l = 8 m + 4 h + (0..3) (m = 0..3) of quant rows 2 p and
-// 2 p + 1: group 4 p + t (t = 0..3: row 2 p + t / 2, nibble t % 2) is quads 32 p + 8 t + 2 m + h.
-// The four groups' scales and mins are byte t of blocks.h's k_scale_min words a, b, c (scales
-// 0..3, 4..7, 8..11): p = 0: a & 63, b & 63; p = 1: (c & 15) | (a >> 6) << 4, (c >> 4) | (b >> 6)
-// << 4. q5_K's fifth bits are bits 4 p + t of qh byte l.
+// q4_K, q5_K: value 128 n + 32 t + l' is group g = 4 n + t: nibble t % 2 of qs byte
+// 32 (2 n + t / 2) + l' (slice l's lines: qs word l), q5_K's fifth bit bit g of qh byte l'. The
+// scales and mins of groups t0, t0 + 1 come from the 16-bit pairs at scales bytes t0, 4 + t0,
+// 8 + t0 (blocks.h's k_scale_min a, b, c): n = 0: a & 63, b & 63; n = 1: (c & 15) | (a >> 6) << 4,
+// (c >> 4) | (b >> 6) << 4, both bytes of a pair at once.
 template <bool kFifth>
 struct Dmmv<KMin<kFifth>> {
   using F = KMin<kFifth>;
-  static constexpr int kValues = 256, kBytes = F::kBytes, kSlices = 4, kSliceValues = 64;
-  static HKB_DEVICE int quad0(int s) { return 32 * (s >> 1) + (s & 1); }
+  static constexpr int kValues = 256, kBytes = F::kBytes, kSlices = 32, kSliceValues = 8;
+  static HKB_DEVICE int quad0(int l) { return l + 8 * (l >> 3); }
   struct Raw {
-    uint32_t dm, a, b, c, w[2][4], qh[kFifth ? 4 : 1];
+    uint32_t dm, a, b, c, w, qh;
   };
-  static HKB_DEVICE Raw load(const uint8_t* b, int s) {
-    const uint8_t* q = b + F::kQs + 64 * (s >> 1) + 4 * (s & 1);
-    const uint8_t* qh = b + F::kQh + 4 * (s & 1);
-    Raw r{ld32<4>(b), ld32<4>(b + 4), ld32<4>(b + 8), ld32<4>(b + 12), {}, {}};
-#pragma unroll
-    for (int m = 0; m < 4; ++m) {
-      r.w[0][m] = ld32<4>(q + 8 * m), r.w[1][m] = ld32<4>(q + 32 + 8 * m);
-      if constexpr (kFifth) r.qh[m] = ld32<4>(qh + 8 * m);
-    }
-    return r;
+  static HKB_DEVICE Raw load(const uint8_t* b, int l) {
+    const uint8_t* sc = b + 4 + 2 * ((l >> 3) & 1);
+    return {ld32<4>(b),
+            ld16<4>(sc),
+            ld16<4>(sc + 4),
+            ld16<4>(sc + 8),
+            ld32<4>(b + F::kQs + 4 * l),
+            kFifth ? ld32<4>(b + F::kQh + 4 * (l & 7)) : 0u};
   }
   template <typename Y>
-  static HKB_DEVICE float dot(const Raw& r, int s, const Y& y, float acc) {
-    const int p = s >> 1;
-    const uint32_t am = p ? 0x30303030u : 0x3F3F3F3Fu, cm = p ? 0x0F0F0F0Fu : 0u;
-    const uint32_t sc = (r.c & cm) | ((r.a >> (2 * p)) & am);
-    const uint32_t mn = ((r.c >> 4) & cm) | ((r.b >> (2 * p)) & am);
-    const float da = half_lo(r.dm) * (1.0f / ByteFloat<7>::kStep), dmin = half_hi(r.dm);
+  static HKB_DEVICE float dot(const Raw& r, int l, const Y& y, float acc) {
+    const int n = l >> 4, t0 = 2 * ((l >> 3) & 1);
+    const uint32_t am = n ? 0x3030u : 0x3F3Fu, cm = n ? 0x0F0Fu : 0u;
+    const uint32_t sc = (r.c & cm) | ((r.a >> (2 * n)) & am);
+    const uint32_t mn = ((r.c >> 4) & cm) | ((r.b >> (2 * n)) & am);
+    const Affine ds = byte_scale(half_lo(r.dm), 1.0f / ByteFloat<7>::kStep);
+    const Affine ms = byte_scale(half_hi(r.dm), -1.0f);
+    // q5_K: fifth bits 4 n + t0 + u of each byte moved to t0 + u + 4 (inside the byte), then to 4.
+    const uint32_t qh = kFifth ? (r.qh >> (4 * n)) << 4 : 0u;
 #pragma unroll
-    for (int t = 0; t < 4; ++t) {
-      const Affine v = affine_a<7>(scaled_byte(sc, t, da), -scaled_byte(mn, t, dmin));
-#pragma unroll
-      for (int m = 0; m < 4; ++m) {
-        const uint32_t w = r.w[t >> 1][m];
-        uint32_t code = (t & 1 ? w >> 4 : w) & 0x0F0F0F0Fu;
-        if constexpr (kFifth) code |= rotl(r.qh[m], 4 - 4 * p - t) & 0x10101010u;
-        acc = quad<7>(code, v, y[8 * t + 2 * m], acc);
-      }
+    for (int u = 0; u < 2; ++u) {
+      const Affine v =
+          affine_a<7>(scaled(byte_float<7>(sc, u), ds), scaled(byte_float<7>(mn, u), ms));
+      uint32_t code = (r.w >> (4 * u)) & 0x0F0F0F0Fu;
+      if constexpr (kFifth) code |= (qh >> (t0 + u)) & 0x10101010u;
+      acc = quad<7>(code, v, y[8 * u], acc);
     }
     return acc;
   }
 };
 
-// q6_K: quant rows c = 0, 1 of half n (ql bytes 64 n + 32 c + l) hold k = c in their low nibbles
-// and k = c + 2 in their high ones; qh byte 32 n + l has k's two high bits at bits 2 k; scales are
-// int8, 8-bit codes sc + 128.
+// q6_K: value 128 n + 32 t + l' is nibble t / 2 of ql byte 64 n + 32 (t % 2) + l' (slice l's
+// lines: both nibbles of ql word l) with bits 2 t of qh byte 32 n + l' above it; scale byte
+// 8 n + 2 t + l' / 16 (8 n + j, 4 on) is int8 (8-bit code sc + 128).
 template <>
 struct Dmmv<Q6_K> {
-  static constexpr int kValues = 256, kBytes = Q6_K::kBytes, kSlices = 8, kSliceValues = 32;
-  static HKB_DEVICE int quad0(int s) { return KHalf(s).quad0(); }
+  static constexpr int kValues = 256, kBytes = Q6_K::kBytes, kSlices = 32, kSliceValues = 8;
+  static HKB_DEVICE int quad0(int l) { return kquad0(l); }
   struct Raw {
-    uint32_t d, s0, s1, ql[2][2], qh[2];
+    uint32_t d, sc[2], ql, qh;
   };
-  static HKB_DEVICE Raw load(const uint8_t* b, int s) {
+  static HKB_DEVICE Raw load(const uint8_t* b, int l) {
     constexpr int A = Q6_K::kAlign;
-    const KHalf p(s);
-    const uint8_t* l = b + 64 * p.n + p.l;
-    const uint8_t* qh = b + Q6_K::kQh + 32 * p.n + p.l;
-    const uint8_t* sc = b + Q6_K::kScales + 8 * p.n;
+    const KSlice p(l);
+    const uint8_t* sc = b + Q6_K::kScales + 8 * p.n + p.j;
     return {ld16<A>(b + Q6_K::kD),
-            ld32<A>(sc),
-            ld32<A>(sc + 4),
-            {{ld32<A>(l), ld32<A>(l + 8)}, {ld32<A>(l + 32), ld32<A>(l + 40)}},
-            {ld32<A>(qh), ld32<A>(qh + 8)}};
+            {sc[0], sc[4]},
+            ld32<A>(b + 4 * l),
+            ld32<A>(b + Q6_K::kQh + 32 * p.n + 4 * p.i)};
   }
   template <typename Y>
-  static HKB_DEVICE float dot(const Raw& r, int s, const Y& y, float acc) {
-    const KHalf p(s);
-    const uint32_t sw[2] = {(r.s0 >> (8 * p.j)) ^ 0x00800080u, (r.s1 >> (8 * p.j)) ^ 0x00800080u};
-    // d sc = f d / kStep - d (kBase / kStep + 128), f the float form of sc + 128.
-    const float d = half_lo(r.d), e = d * (1.0f / ByteFloat<8>::kStep);
-    const float g = -d * (ByteFloat<8>::kBase / ByteFloat<8>::kStep + 128.0f);
+  static HKB_DEVICE float dot(const Raw& r, int l, const Y& y, float acc) {
+    const KSlice p(l);
+    const ScaledCentered<8, 128, 32> sv(half_lo(r.d));  // d (sc + 128 - 128) (code - 32)
+    // qh bits 2 t of each byte to bits 4 and 5: t0 (0, 1) up by 4 - 2 t0, t0 + 2 down by 2 t0.
+    const uint32_t hi[2] = {r.qh << (4 - 2 * p.t0), r.qh >> (2 * p.t0)};
 #pragma unroll
-    for (int k = 0; k < 4; ++k) {
-      const Affine v = centered_at<7>(byte_float<8>(sw[k >> 1], 2 * (k & 1)), e, g, 32.0f);
-#pragma unroll
-      for (int m = 0; m < 2; ++m) {
-        const uint32_t q = r.ql[k & 1][m];
-        const uint32_t code =
-            ((k < 2 ? q : q >> 4) & 0x0F0F0F0Fu) | (move_bits(r.qh[m], 2 * k, 4) & 0x30303030u);
-        acc = quad<7>(code, v, y[khalf_quad(k, m)], acc);
-      }
+    for (int u = 0; u < 2; ++u) {
+      const uint32_t code = ((r.ql >> (4 * u)) & 0x0F0F0F0Fu) | (hi[u] & 0x30303030u);
+      acc = quad<7>(code, sv.at(byte_float<8>(r.sc[u] ^ 0x80u, 0)), y[16 * u], acc);
     }
     return acc;
   }
