@@ -207,8 +207,8 @@ constexpr int mmvq_row_blocks_per_sm(int block_values) {
 constexpr int kMmvqWideItems = HKB_MMVQ_WIDE_ITEMS;
 
 // Values whose weights a DMMV thread loads before decoding the first (quantized/dmmv.h), in whole
-// slices: 8 blocks of the 32-value formats (4 values each), 4 of the K-quants (8 values each), a
-// warp's 1024 values; no spills in 64 registers (sm_90).
+// slices: 8 blocks of the 32-value formats (4 values each), 2 or 4 of the K-quants (16 or 8 values
+// each), a warp's 1024 values; no spills in 64 registers (sm_90).
 #ifndef HKB_DMMV_VALUES
 #define HKB_DMMV_VALUES 32
 #endif

@@ -4,11 +4,11 @@
 // each, and the 8 slices s = 8 g .. 8 g + 7 take the 8 quads of a line: so every 8 neighbouring
 // threads read one whole 128-byte line of y in each 16-byte load (4 L1 wavefronts a warp-wide
 // load, where threads spread over 16 lines need 16). 32-value blocks: 8 slices of one line each.
-// 256-value blocks: 32 slices of 2 lines each, chosen so that both lines' codes sit in the same
-// quant word; a slice's offsets, shifts and scale bytes stay the same from block to block.
+// 256-value blocks: 16 or 32 slices of 4 or 2 lines, chosen so that lines' codes share quant words;
+// a slice's offsets, shifts and scale bytes stay the same from block to block.
 // Each Dmmv<F> has
 //   kSlices, kSliceValues  as above;
-//   quad0(s)               the first quad of slice s (the other at a constant distance);
+//   quad0(s)               the first quad of slice s (the others at constant distances);
 //   Raw, load(block, s)    the weight words slice s needs, loaded together;
 //   dot(raw, s, y, acc)    acc + the slice's values times y's quads (y[q]: quad quad0(s) + q).
 // A value is f * a + c from its code byte f = byte_float (common/platform.h): a and c fold the
@@ -127,140 +127,143 @@ struct Dmmv<Q8_0> {
   }
 };
 
-// 256-value blocks: line k = 4 n + t is values 128 n + 32 t + l' (half n, l' = 0..31). Slice l
-// takes quad i = l % 8 (l' = 4 i .. 4 i + 3) of two lines of half n = l / 16: q2_K, q3_K, q6_K
-// lines t0 = (l / 8) % 2 and t0 + 2 (quads 32 n + 8 t0 + i and 16 on), whose codes share their
-// quant bytes; q4_K, q5_K lines t0 = 2 ((l / 8) % 2) and t0 + 1 (quads 16 (l / 8) + i and 8 on),
-// the two nibbles of one qs word. q2_K, q3_K, q6_K load their scale bytes alone (byte j = (l / 4)
-// % 4 = 2 t0 + i / 4 of a run), q4_K, q5_K as 16-bit pairs; the rest as words.
-struct KSlice {
-  int n, t0, i, j;
-  HKB_DEVICE explicit KSlice(int l) : n(l >> 4), t0((l >> 3) & 1), i(l & 7), j((l >> 2) & 3) {}
-};
-// Quad 0 of a slice of lines t0 and t0 + 2 of half n; the other is 16 quads on.
-HKB_DEVICE int kquad0(int l) {
-  return l + 16 * (l >> 4);
-}
+// 256-value blocks: line k = 4 n + t is values 128 n + 32 t + l' (half n, l' = 0..31). A slice
+// takes quad i (l' = 4 i .. 4 i + 3) of lines whose codes share their quant bytes. q2_K, q3_K,
+// q4_K, q5_K: 16 slices s (i = s % 8, h = s / 8) of 4 lines, 2 a half: q2_K, q3_K lines h and
+// h + 2 (one qs byte a half), q4_K, q5_K lines 2 h and 2 h + 1 (its two nibbles), so a thread
+// decodes a block's scales once for 16 values. q6_K: 32 slices (below), fewer loads of its
+// 2-byte-aligned words. Scale bytes are loaded alone or as 16-bit pairs, the rest as words.
 
 // q2_K: value 128 n + 32 t + l' is bits 2 t of qs byte 32 n + l'; its scale byte is 8 n + 2 t +
-// l' / 16 (low nibble d's, high nibble dmin's): 8 n + j for t0, 4 on for t0 + 2.
+// l' / 16 (low nibble d's, high nibble dmin's): 8 n + 4 u + s / 4 for line t = h + 2 u.
 template <>
 struct Dmmv<Q2_K> {
-  static constexpr int kValues = 256, kBytes = Q2_K::kBytes, kSlices = 32, kSliceValues = 8;
-  static HKB_DEVICE int quad0(int l) { return kquad0(l); }
+  static constexpr int kValues = 256, kBytes = Q2_K::kBytes, kSlices = 16, kSliceValues = 16;
+  static HKB_DEVICE int quad0(int s) { return s; }  // line (n, h + 2 u): quad s + 32 n + 16 u
   struct Raw {
-    uint32_t dm, sc[2], w;
+    uint32_t dm, sc[4], w[2];
   };
-  static HKB_DEVICE Raw load(const uint8_t* b, int l) {
-    const KSlice p(l);
-    const uint8_t* sc = b + 8 * p.n + p.j;
-    return {ld32<4>(b + Q2_K::kDm), {sc[0], sc[4]}, ld32<4>(b + Q2_K::kQs + 32 * p.n + 4 * p.i)};
+  static HKB_DEVICE Raw load(const uint8_t* b, int s) {
+    const uint8_t* sc = b + (s >> 2);
+    const uint8_t* q = b + Q2_K::kQs + 4 * (s & 7);
+    return {ld32<4>(b + Q2_K::kDm), {sc[0], sc[4], sc[8], sc[12]}, {ld32<4>(q), ld32<4>(q + 32)}};
   }
   template <typename Y>
-  static HKB_DEVICE float dot(const Raw& r, int l, const Y& y, float acc) {
-    const KSlice p(l);
+  static HKB_DEVICE float dot(const Raw& r, int s, const Y& y, float acc) {
+    const int h = s >> 3;
     // d sc / kStep and -dmin m from the float forms of sc and m.
     const Affine ds = byte_scale(half_lo(r.dm), 1.0f / ByteFloat<7>::kStep);
     const Affine ms = byte_scale(half_hi(r.dm), -1.0f);
 #pragma unroll
-    for (int u = 0; u < 2; ++u) {
-      const Affine v = affine_a<7>(scaled(byte_float<7>(r.sc[u] & 15u, 0), ds),
-                                   scaled(byte_float<7>(r.sc[u] >> 4, 0), ms));
-      acc = quad<7>((r.w >> (2 * p.t0 + 4 * u)) & 0x03030303u, v, y[16 * u], acc);
+    for (int m = 0; m < 4; ++m) {  // n = m / 2, u = m % 2
+      const Affine v = affine_a<7>(scaled(byte_float<7>(r.sc[m] & 15u, 0), ds),
+                                   scaled(byte_float<7>(r.sc[m] >> 4, 0), ms));
+      const uint32_t code = (r.w[m >> 1] >> (2 * h + 4 * (m & 1))) & 0x03030303u;
+      acc = quad<7>(code, v, y[16 * m], acc);
     }
     return acc;
   }
 };
 
 // q3_K: value 128 n + 32 t + l' is bits 2 t of qs byte 32 n + l' with bit 4 n + t of hmask byte
-// l' as bit 2 of its code. Scale 8 n + 2 t + l' / 16: low 4 bits nibble n of scales byte j (t0)
-// or 4 + j (t0 + 2), high 2 bits at 4 n (t0) or 4 n + 2 (t0 + 2) of byte 8 + j.
+// l' as bit 2 of its code. Scale 8 n + 2 t + l' / 16 for t = h + 2 u: low 4 bits nibble n of
+// scales byte s / 4 + 4 u, high 2 bits at 4 n + 2 u of byte 8 + s / 4.
 template <>
 struct Dmmv<Q3_K> {
-  static constexpr int kValues = 256, kBytes = Q3_K::kBytes, kSlices = 32, kSliceValues = 8;
-  static HKB_DEVICE int quad0(int l) { return kquad0(l); }
+  static constexpr int kValues = 256, kBytes = Q3_K::kBytes, kSlices = 16, kSliceValues = 16;
+  static HKB_DEVICE int quad0(int s) { return s; }  // line (n, h + 2 u): quad s + 32 n + 16 u
   struct Raw {
-    uint32_t d, sl[2], sh, hm, w;
+    uint32_t d, sl[2], sh, hm, w[2];
   };
-  static HKB_DEVICE Raw load(const uint8_t* b, int l) {
+  static HKB_DEVICE Raw load(const uint8_t* b, int s) {
     constexpr int A = Q3_K::kAlign;
-    const KSlice p(l);
-    const uint8_t* sc = b + Q3_K::kScales + p.j;
+    const uint8_t* sc = b + Q3_K::kScales + (s >> 2);
+    const uint8_t* q = b + Q3_K::kQs + 4 * (s & 7);
     return {ld16<A>(b + Q3_K::kD),
             {sc[0], sc[4]},
             sc[8],
-            ld32<A>(b + 4 * p.i),
-            ld32<A>(b + Q3_K::kQs + 32 * p.n + 4 * p.i)};
+            ld32<A>(b + 4 * (s & 7)),
+            {ld32<A>(q), ld32<A>(q + 32)}};
   }
   template <typename Y>
-  static HKB_DEVICE float dot(const Raw& r, int l, const Y& y, float acc) {
-    const KSlice p(l);
+  static HKB_DEVICE float dot(const Raw& r, int s, const Y& y, float acc) {
+    const int h = s >> 3;
     const ScaledCentered<7, 32, 4> sv(half_lo(r.d));  // d (sc - 32) (code - 4)
-    const uint32_t sh = r.sh >> (4 * p.n), hm = (r.hm >> (4 * p.n)) << 2;
+    // High-mask bit 4 n + t of each byte to bit 2: half 0's bit t (t <= 3) moved to t + 2 first,
+    // inside its byte.
+    const uint32_t hm0 = r.hm << 2;
 #pragma unroll
-    for (int u = 0; u < 2; ++u) {
-      const uint32_t sc = ((r.sl[u] >> (4 * p.n)) & 15u) | (((sh >> (2 * u)) & 3u) << 4);
-      // Line t = t0 + 2 u: high-mask bit 4 n + t of each byte, moved to t + 2 inside its byte
-      // above, to bit 2.
-      const int t = p.t0 + 2 * u;
-      const uint32_t code = ((r.w >> (2 * t)) & 0x03030303u) | ((hm >> t) & 0x04040404u);
-      acc = quad<7>(code, sv.at(byte_float<7>(sc, 0)), y[16 * u], acc);
+    for (int m = 0; m < 4; ++m) {  // n = m / 2, u = m % 2
+      const int n = m >> 1, u = m & 1, t = h + 2 * u;
+      const uint32_t sc = ((r.sl[u] >> (4 * n)) & 15u) | (((r.sh >> (4 * n + 2 * u)) & 3u) << 4);
+      const uint32_t hb = n ? r.hm >> (2 + t) : hm0 >> t;
+      const uint32_t code = ((r.w[n] >> (2 * t)) & 0x03030303u) | (hb & 0x04040404u);
+      acc = quad<7>(code, sv.at(byte_float<7>(sc, 0)), y[16 * m], acc);
     }
     return acc;
   }
 };
 
 // q4_K, q5_K: value 128 n + 32 t + l' is group g = 4 n + t: nibble t % 2 of qs byte
-// 32 (2 n + t / 2) + l' (slice l's lines: qs word l), q5_K's fifth bit bit g of qh byte l'. The
-// scales and mins of groups t0, t0 + 1 come from the 16-bit pairs at scales bytes t0, 4 + t0,
-// 8 + t0 (blocks.h's k_scale_min a, b, c): n = 0: a & 63, b & 63; n = 1: (c & 15) | (a >> 6) << 4,
-// (c >> 4) | (b >> 6) << 4, both bytes of a pair at once.
+// 32 (2 n + t / 2) + l', q5_K's fifth bit bit g of qh byte l'. The scales and mins of groups 2 h,
+// 2 h + 1 of a half come from the 16-bit pairs at scales bytes 2 h, 4 + 2 h, 8 + 2 h (blocks.h's
+// k_scale_min a, b, c): n = 0: a & 63, b & 63; n = 1: (c & 15) | (a >> 6) << 4, (c >> 4) |
+// (b >> 6) << 4, both bytes of a pair at once.
 template <bool kFifth>
 struct Dmmv<KMin<kFifth>> {
   using F = KMin<kFifth>;
-  static constexpr int kValues = 256, kBytes = F::kBytes, kSlices = 32, kSliceValues = 8;
-  static HKB_DEVICE int quad0(int l) { return l + 8 * (l >> 3); }
+  static constexpr int kValues = 256, kBytes = F::kBytes, kSlices = 16, kSliceValues = 16;
+  // Line (n, 2 h + u): quad s + 8 h + 32 n + 8 u.
+  static HKB_DEVICE int quad0(int s) { return s + 8 * (s >> 3); }
   struct Raw {
-    uint32_t dm, a, b, c, w, qh;
+    uint32_t dm, a, b, c, w[2], qh;
   };
-  static HKB_DEVICE Raw load(const uint8_t* b, int l) {
-    const uint8_t* sc = b + 4 + 2 * ((l >> 3) & 1);
+  static HKB_DEVICE Raw load(const uint8_t* b, int s) {
+    const int h = s >> 3, i = s & 7;
+    const uint8_t* sc = b + 4 + 2 * h;
+    const uint8_t* q = b + F::kQs + 32 * h + 4 * i;
     return {ld32<4>(b),
             ld16<4>(sc),
             ld16<4>(sc + 4),
             ld16<4>(sc + 8),
-            ld32<4>(b + F::kQs + 4 * l),
-            kFifth ? ld32<4>(b + F::kQh + 4 * (l & 7)) : 0u};
+            {ld32<4>(q), ld32<4>(q + 64)},
+            kFifth ? ld32<4>(b + F::kQh + 4 * i) : 0u};
   }
   template <typename Y>
-  static HKB_DEVICE float dot(const Raw& r, int l, const Y& y, float acc) {
-    const int n = l >> 4, t0 = 2 * ((l >> 3) & 1);
-    const uint32_t am = n ? 0x3030u : 0x3F3Fu, cm = n ? 0x0F0Fu : 0u;
-    const uint32_t sc = (r.c & cm) | ((r.a >> (2 * n)) & am);
-    const uint32_t mn = ((r.c >> 4) & cm) | ((r.b >> (2 * n)) & am);
+  static HKB_DEVICE float dot(const Raw& r, int s, const Y& y, float acc) {
+    const int h = s >> 3;
+    const uint32_t sc[2] = {r.a & 0x3F3Fu, (r.c & 0x0F0Fu) | ((r.a >> 2) & 0x3030u)};
+    const uint32_t mn[2] = {r.b & 0x3F3Fu, ((r.c >> 4) & 0x0F0Fu) | ((r.b >> 2) & 0x3030u)};
     const Affine ds = byte_scale(half_lo(r.dm), 1.0f / ByteFloat<7>::kStep);
     const Affine ms = byte_scale(half_hi(r.dm), -1.0f);
-    // q5_K: fifth bits 4 n + t0 + u of each byte moved to t0 + u + 4 (inside the byte), then to 4.
-    const uint32_t qh = kFifth ? (r.qh >> (4 * n)) << 4 : 0u;
 #pragma unroll
-    for (int u = 0; u < 2; ++u) {
+    for (int m = 0; m < 4; ++m) {  // n = m / 2, u = m % 2
+      const int n = m >> 1, u = m & 1;
       const Affine v =
-          affine_a<7>(scaled(byte_float<7>(sc, u), ds), scaled(byte_float<7>(mn, u), ms));
-      uint32_t code = (r.w >> (4 * u)) & 0x0F0F0F0Fu;
-      if constexpr (kFifth) code |= (qh >> (t0 + u)) & 0x10101010u;
-      acc = quad<7>(code, v, y[8 * u], acc);
+          affine_a<7>(scaled(byte_float<7>(sc[n], u), ds), scaled(byte_float<7>(mn[n], u), ms));
+      uint32_t code = (r.w[n] >> (4 * u)) & 0x0F0F0F0Fu;
+      // q5_K: fifth bit 4 n + 2 h + u of each byte to bit 4, inside the byte.
+      if constexpr (kFifth) {
+        code |= (n ? r.qh >> (2 * h + u) : r.qh << (4 - 2 * h - u)) & 0x10101010u;
+      }
+      acc = quad<7>(code, v, y[32 * n + 8 * u], acc);
     }
     return acc;
   }
 };
 
-// q6_K: value 128 n + 32 t + l' is nibble t / 2 of ql byte 64 n + 32 (t % 2) + l' (slice l's
-// lines: both nibbles of ql word l) with bits 2 t of qh byte 32 n + l' above it; scale byte
-// 8 n + 2 t + l' / 16 (8 n + j, 4 on) is int8 (8-bit code sc + 128).
+// q6_K: 32 slices l (i = l % 8, n = l / 16, t0 = (l / 8) % 2) of lines t0 and t0 + 2 of half n.
+// Value 128 n + 32 t + l' is nibble t / 2 of ql byte 64 n + 32 (t % 2) + l' (the slice's lines:
+// both nibbles of ql word l) with bits 2 t of qh byte 32 n + l' above it; scale byte 8 n + 2 t +
+// l' / 16 (8 n + j, 4 on, j = (l / 4) % 4) is int8 (8-bit code sc + 128).
+struct KSlice {
+  int n, t0, i, j;
+  HKB_DEVICE explicit KSlice(int l) : n(l >> 4), t0((l >> 3) & 1), i(l & 7), j((l >> 2) & 3) {}
+};
 template <>
 struct Dmmv<Q6_K> {
   static constexpr int kValues = 256, kBytes = Q6_K::kBytes, kSlices = 32, kSliceValues = 8;
-  static HKB_DEVICE int quad0(int l) { return kquad0(l); }
+  static HKB_DEVICE int quad0(int l) { return l + 16 * (l >> 4); }  // 16 quads to line t0 + 2
   struct Raw {
     uint32_t d, sc[2], ql, qh;
   };
