@@ -75,12 +75,13 @@ __device__ void copy2d(const T* src, T* dst, uint32_t d1, uint32_t d2, uint32_t 
 // it reads the layout.
 template <typename T>
 __device__ void const_set(size_t numel, size_t num_dims, const size_t* info, T value, T* out) {
-  const hkb::UnitRange r = hkb::resident_grid_range();  // fill's busy blocks are among these
-  if (r.begin == hkb::kIdle) return;
+  if (hkb::leaves_before_layout()) return;
   if (info == nullptr || hkb::is_contiguous(num_dims, info, info + num_dims)) {
     fill(out, value, numel);
     return;
   }
+  const hkb::UnitRange r = hkb::resident_grid_range();
+  if (r.begin == hkb::kIdle) return;
   constexpr uint32_t V = sizeof(T) < 8 ? 16 / sizeof(T) : 1;
   const size_t* dims = info;
   const size_t* strides = info + num_dims;

@@ -54,9 +54,6 @@ struct hkb_function_s {
   std::atomic<void*> handle{nullptr};
   const hkb::detail::KernelInfo* info = nullptr;
   hkb_context_s* ctx = nullptr;
-  // Blocks of the tuned block size one multiprocessor holds at once (the runtime's occupancy); 0
-  // until the first hkb_launch_config_tuned of a LaunchRule::kResident kernel (tuned_config.cpp).
-  std::atomic<uint32_t> blocks_per_multiprocessor{0};
 };
 
 struct hkb_stream_s {

@@ -50,6 +50,18 @@ Status read_launch_rule(const nlohmann::json& entry, const std::string& where,
   return Status::ok();
 }
 
+// Bytes of a data pointer's element ("const bf16*": 2); 0 for scalars, void and usize pointers.
+uint32_t element_bytes(std::string_view type) {
+  if (type.empty() || type.back() != '*') return 0;
+  type.remove_suffix(1);
+  if (type.substr(0, 6) == "const ") type.remove_prefix(6);
+  if (type == "usize") return 0;
+  for (const TypeInfo& s : kScalars) {
+    if (s.name == type) return s.size;
+  }
+  return 0;
+}
+
 }  // namespace
 
 bool parse_param_type(std::string_view type, ParamKind* kind, uint32_t* size, uint32_t* align) {
@@ -177,6 +189,7 @@ Status parse_manifest(std::string_view json, std::string_view origin, Manifest* 
                                                        "': unknown parameter type '" + param.type +
                                                        "'");
         }
+        info.element_bytes = std::max(info.element_bytes, element_bytes(param.type));
         info.params.push_back(std::move(param));
       }
       kernels.emplace_back(module, std::move(info));

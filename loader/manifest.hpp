@@ -51,6 +51,9 @@ struct KernelInfo {
   uint32_t module = 0;  // index into Manifest::modules
   std::vector<Param> params;
   LaunchRule launch = LaunchRule::kNone;
+  // Bytes of the widest element a data pointer points to (not the usize layout arrays), 0 when no
+  // pointer has a typed element: the tuned launch sizes its grid in 16-byte packs of it.
+  uint32_t element_bytes = 0;
 };
 
 // The rule a manifest's "launch" value names; false for an unknown value.

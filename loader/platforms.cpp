@@ -45,11 +45,6 @@ class CombinedRuntime final : public Runtime {
     HKB_RETURN_IF_ERROR(route(ordinal, &r));
     return r.runtime->device_multiprocessors(r.ordinal, count);
   }
-  Status occupancy(void* function, uint32_t block_threads, uint32_t shared,
-                   uint32_t* blocks) override {
-    auto* f = static_cast<Handle*>(function);
-    return f->runtime->occupancy(f->native, block_threads, shared, blocks);
-  }
   Status bind_device(int ordinal) override {
     Route r;
     HKB_RETURN_IF_ERROR(route(ordinal, &r));

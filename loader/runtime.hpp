@@ -33,11 +33,6 @@ class Runtime {
   virtual Status device_name(int ordinal, std::string* name) = 0;
   // Multiprocessors of a device: NVIDIA's SMs, AMD's compute units.
   virtual Status device_multiprocessors(int ordinal, uint32_t* count) = 0;
-  // Blocks of `function` with `block_threads` threads and `shared_mem` bytes of dynamic shared
-  // memory that one multiprocessor of the bound device holds at once (the runtime's occupancy
-  // calculator: registers, shared memory, slots).
-  virtual Status occupancy(void* function, uint32_t block_threads, uint32_t shared_mem,
-                           uint32_t* blocks) = 0;
   // Makes `ordinal` current on the calling thread (HIP: hipSetDevice; CUDA: its primary context).
   virtual Status bind_device(int ordinal) = 0;
 

@@ -51,14 +51,13 @@ struct CpuModule {
 
 thread_local int t_bound = 0;
 
-// The AMD target each wave width stands for (gfx90a and gfx1030, the compute-unit counts the
-// build compiles the modules with, cmake/HkbKernels.cmake) and the threads one of its compute units
-// holds: 4 SIMDs x 8 waves x 64 lanes on gfx90a, 2 SIMDs x 16 waves x 32 lanes on gfx1030.
+// The AMD target each wave width stands for (gfx90a and gfx1030): the compute-unit counts the
+// build compiles the modules with (cmake/HkbKernels.cmake).
 struct StandIn {
-  uint32_t compute_units, threads_per_cu;
+  uint32_t compute_units;
 };
 StandIn stand_in(uint32_t wave) {
-  return wave == 64 ? StandIn{HKB_CPU_CUS_WAVE64, 2048} : StandIn{HKB_CPU_CUS_WAVE32, 1024};
+  return wave == 64 ? StandIn{HKB_CPU_CUS_WAVE64} : StandIn{HKB_CPU_CUS_WAVE32};
 }
 
 std::string trimmed(const char* p, size_t n) {
@@ -136,12 +135,6 @@ class CpuRuntime final : public Runtime {
   Status device_multiprocessors(int ordinal, uint32_t* count) override {
     HKB_RETURN_IF_ERROR(check_ordinal(ordinal));
     *count = stand_in(waves_[ordinal]).compute_units;
-    return Status::ok();
-  }
-  Status occupancy(void*, uint32_t block_threads, uint32_t, uint32_t* blocks) override {
-    // Fibers have no register file: the slots of the stand-in's compute unit decide.
-    const uint32_t threads = stand_in(waves_[t_bound]).threads_per_cu;
-    *blocks = block_threads == 0 || block_threads > threads ? 1 : threads / block_threads;
     return Status::ok();
   }
   Status bind_device(int ordinal) override {

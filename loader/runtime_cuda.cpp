@@ -64,16 +64,6 @@ class CudaRuntime final : public Runtime {
     *name = buf;
     return Status::ok();
   }
-  Status occupancy(void* function, uint32_t block_threads, uint32_t shared_mem,
-                   uint32_t* blocks) override {
-    int n = 0;
-    HKB_RETURN_IF_ERROR(cu_status(
-        cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, static_cast<CUfunction>(function),
-                                                    static_cast<int>(block_threads), shared_mem),
-        "cuOccupancyMaxActiveBlocksPerMultiprocessor"));
-    *blocks = static_cast<uint32_t>(n);
-    return Status::ok();
-  }
   // Every launch binds: after the first retain this is two atomic loads and cuCtxGetCurrent.
   Status bind_device(int ordinal) override {
     HKB_RETURN_IF_ERROR(init());

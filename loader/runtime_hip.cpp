@@ -53,16 +53,6 @@ class HipRuntime final : public Runtime {
     *count = static_cast<uint32_t>(n);
     return Status::ok();
   }
-  Status occupancy(void* function, uint32_t block_threads, uint32_t shared_mem,
-                   uint32_t* blocks) override {
-    int n = 0;
-    HKB_RETURN_IF_ERROR(hip_status(
-        hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(
-            &n, static_cast<hipFunction_t>(function), static_cast<int>(block_threads), shared_mem),
-        "hipModuleOccupancyMaxActiveBlocksPerMultiprocessor"));
-    *blocks = static_cast<uint32_t>(n);
-    return Status::ok();
-  }
   Status bind_device(int ordinal) override {
     int current = -1;
     if (hipGetDevice(&current) == hipSuccess && current == ordinal) return Status::ok();

@@ -1,20 +1,27 @@
-// hkb_launch_config_tuned: per kernel (the manifest's launch rule, manifest.hpp) and device, the
-// launch of n elements with which hkb's kernel is fastest. Grid-stride kernels (LaunchRule::
-// kResident) get only the blocks the device holds at once: under candle's one-thread-per-element
-// grid the idle blocks' launch and retirement cost bandwidth (docs/performance.md), and a grid
-// that fits the device lets every block work (the kernels' resident split,
-// kernels/common/elementwise.h).
+// hkb_launch_config_tuned: per kernel (the manifest's launch rule, manifest.hpp), the launch of n
+// elements with which hkb's kernel is fastest. Grid-stride kernels (LaunchRule::kResident) get
+// candle's 1024-thread blocks, one per two 16-byte packs of the kernel's widest element a thread,
+// at most kTunedGridMax of them: a grid that small has every block work (the kernels' resident
+// split, kernels/common/elementwise.h), and many blocks streaming their own spans reach copy
+// bandwidth where candle's grid pays for its idle blocks and a grid of only the resident blocks
+// looping over the data stops near 93% (docs/performance.md).
 #include "library.hpp"
 
+#include <algorithm>
 #include <limits>
 
 namespace hkb::detail {
 
 namespace {
 
-// Candle's block (cudarc's for_num_elems): the kernels' register budgets (HKB_OCCUPANCY) are
-// sized for it.
+// Candle's block (cudarc's for_num_elems): the kernels' register budgets are sized for it.
 constexpr uint32_t kBlock = 1024;
+// 16-byte packs of the widest element a thread of the tuned grid takes a round: the kernels load
+// two before the first store.
+constexpr uint64_t kTunedPacks = 2;
+// The kernels' tuning::kResidentBlockBound: grids of at most this many blocks have every block
+// work.
+constexpr uint64_t kTunedGridMax = 1024;
 // Largest grid x dimension of both runtimes.
 constexpr uint64_t kMaxGridX = std::numeric_limits<int32_t>::max();
 
@@ -33,7 +40,8 @@ Status Library::tuned_config(hkb_function_s* fn, uint64_t n, hkb_launch_config* 
   if (out == nullptr) return error(HKB_ERROR_INVALID_ARGUMENT, "null launch config output");
   HKB_RETURN_IF_ERROR(check_alive(fn->ctx));
   const KernelInfo& k = *fn->info;
-  const uint64_t need = n / kBlock + (n % kBlock != 0 ? 1 : 0);  // one thread per element
+  uint64_t per_block = kBlock;  // elements a block takes (a round)
+  uint64_t max_blocks = kMaxGridX;
   switch (k.launch) {
     case LaunchRule::kNone:
       return error(HKB_ERROR_INVALID_ARGUMENT,
@@ -41,36 +49,22 @@ Status Library::tuned_config(hkb_function_s* fn, uint64_t n, hkb_launch_config* 
                        " has no launch from an element count: candle computes its grid and "
                        "block from the op's shape (manifests/candle-abi.tsv, launch_note)");
     case LaunchRule::kForNumElems:
-      if (need > kMaxGridX) {
-        return error(HKB_ERROR_INVALID_ARGUMENT,
-                     k.name + ": " + std::to_string(n) + " elements need " + std::to_string(need) +
-                         " blocks of 1024 threads, more than a grid holds (2^31 - 1)");
-      }
-      *out = one_dimensional(static_cast<uint32_t>(need));
-      return Status::ok();
-    case LaunchRule::kResident:
       break;
-  }
-  uint32_t per_mp = fn->blocks_per_multiprocessor.load(std::memory_order_relaxed);
-  if (per_mp == 0) {
-    LiveLock live;
-    HKB_RETURN_IF_ERROR(bind(fn->ctx, &live));
-    void* handle = fn->handle.load(std::memory_order_acquire);
-    if (handle == nullptr) {
-      return error(HKB_ERROR_INVALID_ARGUMENT, k.name + ": function handle was never loaded");
+    case LaunchRule::kResident: {
+      // A pack holds at most 16 elements (1-byte values), as the kernels' pack_width.
+      const uint64_t per_pack = k.element_bytes == 0 ? 1 : 16 / std::min(k.element_bytes, 16u);
+      per_block = kBlock * kTunedPacks * std::min<uint64_t>(per_pack, 16);
+      max_blocks = kTunedGridMax;  // past it the threads loop
+      break;
     }
-    HKB_RETURN_IF_ERROR(runtime_->occupancy(handle, kBlock, 0, &per_mp));
-    if (per_mp == 0) {
-      return error(HKB_ERROR_RUNTIME, k.name + ": the runtime reports no resident block of " +
-                                          std::to_string(kBlock) + " threads on device " +
-                                          std::to_string(fn->ctx->ordinal));
-    }
-    fn->blocks_per_multiprocessor.store(per_mp, std::memory_order_relaxed);  // same if raced
   }
-  // The count the kernels' work split reads (the device's, or the caller's override).
-  const uint64_t resident =
-      static_cast<uint64_t>(per_mp) * fn->ctx->multiprocessors.load(std::memory_order_relaxed);
-  *out = one_dimensional(static_cast<uint32_t>(need < resident ? need : resident));
+  const uint64_t need = n / per_block + (n % per_block != 0 ? 1 : 0);
+  if (need > max_blocks && max_blocks == kMaxGridX) {
+    return error(HKB_ERROR_INVALID_ARGUMENT,
+                 k.name + ": " + std::to_string(n) + " elements need " + std::to_string(need) +
+                     " blocks of 1024 threads, more than a grid holds (2^31 - 1)");
+  }
+  *out = one_dimensional(static_cast<uint32_t>(std::min(need, max_blocks)));
   return Status::ok();
 }
 

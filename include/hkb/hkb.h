@@ -120,17 +120,16 @@ HKB_API hkb_launch_config hkb_launch_config_for_num_elems(uint32_t n);
 /* The launch of `n` elements with which hkb's kernel `fn` is fastest on its device; in *config.
  * The rule comes from the kernel's manifest entry ("launch", manifests/README.md):
  * - elementwise kernels (affine, binary, cast, fill, const_set, copy2d, ternary where, unary;
- *   "resident"): block (1024,1,1) and only the blocks the device holds at once, the runtime's
- *   occupancy per multiprocessor for that block times the device's multiprocessor count, and never
- *   more than ceil(n / 1024). These kernels loop over the work (grid-stride), so the result is
- *   exact for every n, and on large tensors faster than candle's one-thread-per-element grid
- *   (README, "The tuned launch configuration": when to use it);
+ *   "resident"): block (1024,1,1) and grid min(ceil(n / (1024 * e)), 1024), e the elements of
+ *   two 16-byte packs of the kernel's widest element (8 for f32, 16 for bf16, 32 for u8). A grid
+ *   of at most 1024 blocks has every block work; these kernels loop over the work (grid-stride),
+ *   so the result is exact for every n and any grid, and on large tensors faster than candle's
+ *   one-thread-per-element grid (README, "The tuned launch configuration");
  * - kernels for which hkb has no better launch (conv, indexing, rope; "for_num_elems"): candle's
  *   own configuration, hkb_launch_config_for_num_elems(n) for 64-bit n;
  * - every other kernel (reductions, softmax, norms, sort, quantized) is launched with a geometry
  *   candle derives from the op's shape, not from an element count: HKB_ERROR_INVALID_ARGUMENT.
- * n == 0 gives grid 0 (an empty launch). The first call for a kernel asks the runtime (a few
- * microseconds); later calls compute the result from a cached value, with no lock. */
+ * n == 0 gives grid 0 (an empty launch). No call asks the runtime or takes a lock. */
 HKB_API hkb_status hkb_launch_config_tuned(hkb_function fn, uint64_t n, hkb_launch_config* config);
 
 /* Launch `fn` with `num_args` arguments: args[i] points to a host copy of argument i, of

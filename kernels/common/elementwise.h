@@ -3,8 +3,9 @@
 // packs: one element per thread cannot keep enough bytes in flight to reach copy bandwidth.
 //
 // Work split under candle's geometry (block 1024, grid ceil(n / 1024): one thread per element, so
-// with 16-byte packs most threads and blocks have nothing to do; a grid the device holds at once,
-// such as hkb_launch_config_tuned's, has every block work instead): the resident split
+// with 16-byte packs most threads and blocks have nothing to do; a grid of at most
+// tuning::kResidentBlockBound blocks, such as hkb_launch_config_tuned's, has every block work
+// instead): the resident split
 // (resident_range, below) lets only the first blocks work, looping over all units with all their
 // threads, while the idle blocks stream through the other block slots and leave after a handful of
 // instructions. The grid drains no faster than the idle blocks retire, so callers test
@@ -100,10 +101,11 @@ HKB_DEVICE uint32_t active_blocks(uint64_t units, uint32_t busy) {
 // do, and launching and retiring them takes the same time whatever they do. So only the first
 // blocks work, all their threads looping over the units, while the rest of the grid streams
 // through the other block slots and leaves at once: the data moves while the idle blocks retire.
-// The most blocks the resident split makes busy: the whole grid when the device holds it at once
-// (tuning::kResidentGridPerMP blocks per multiprocessor: hkb_launch_config_tuned's grids), else
-// tuning::kResidentQuarters quarters of a block per multiprocessor, at least one and below
-// tuning::kResidentBlockBound, which idle blocks test before anything else. No division, so
+// The most blocks the resident split makes busy: every block of a grid of at most
+// tuning::kResidentBlockBound blocks (hkb_launch_config_tuned's grids, whose blocks each take a
+// few packs: many blocks streaming their own spans are faster than a few looping over everything);
+// of a larger grid, tuning::kResidentQuarters quarters of a block per multiprocessor, at least
+// one and below kResidentBlockBound, which idle blocks test before anything else. No division, so
 // idle blocks can test it first: they outnumber the busy ones a thousand to one, and every
 // instruction they run before leaving lengthens the launch.
 HKB_DEVICE uint32_t resident_cap() {
@@ -111,7 +113,7 @@ HKB_DEVICE uint32_t resident_cap() {
   if (blockIdx.x >= kBound) return kBound;  // idle whatever the count: no read of it
   const uint32_t mps = multiprocessors();
   uint32_t cap = mps * tuning::kResidentQuarters / 4;
-  if (gridDim.x <= mps * tuning::kResidentGridPerMP) cap = gridDim.x;
+  if (gridDim.x <= kBound) cap = gridDim.x;
   if (cap > kBound) cap = kBound;
   return cap == 0 ? 1 : cap;
 }
@@ -139,8 +141,9 @@ HKB_DEVICE UnitRange resident_range() {
 // The resident grid: the first min(gridDim.x, kResidentGridPerMP * 1024 / blockDim.x blocks per
 // multiprocessor) blocks, all a multiprocessor holds at once, each thread a unit a step; the rest
 // are idle (begin = kIdle) and test only their index first. For paths bound by index math or
-// gathers rather than by bandwidth (strided views), which want every thread slot busy: under
-// candle's grid the blocks past it leave before they read a layout.
+// gathers rather than by bandwidth (strided views), which want every thread slot busy, each
+// thread many units (a thread's setup is paid once): under candle's grid, and the tuned one, the
+// blocks past it leave before they read a layout.
 HKB_DEVICE UnitRange resident_grid_range() {
   constexpr uint32_t kBound = tuning::kResidentBlockBound;
   if (blockIdx.x >= kBound) return {kIdle, 1};
@@ -151,6 +154,13 @@ HKB_DEVICE UnitRange resident_grid_range() {
   if (blockIdx.x >= blocks) return {kIdle, 1};
   return {static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x,
           static_cast<uint64_t>(blocks) * blockDim.x};
+}
+
+// Whether this block leaves before a layout is read: past tuning::kResidentBlockBound, one test
+// of its index (nearly all of candle's grid). The blocks of a smaller grid (the tuned one) all
+// stay: its contiguous paths use them all.
+HKB_DEVICE bool leaves_before_layout() {
+  return blockIdx.x >= tuning::kResidentBlockBound;
 }
 
 // An op whose body is a long libm routine (sin, cos, erf, erfc, pow) declares
@@ -291,8 +301,9 @@ HKB_DEVICE void map_unary_layout_uniform(uint64_t n, uint64_t num_dims, const si
 // describes a contiguous layout, takes the vectorised path (heavy ops on 8-byte values:
 // map_unary_layout_uniform).
 // Blocks above the resident split's cap leave first when info is null, before any other
-// instruction, and blocks past the resident grid before they read the layout: under candle's grid
-// they are nearly all of the grid, and the length of their path decides how fast the grid drains.
+// instruction, and the others of candle's idle blocks before they read the layout
+// (leaves_before_layout): under candle's grid they are nearly all of the grid, and the length of
+// their path decides how fast the grid drains.
 template <typename TI, typename TO, typename F>
 HKB_DEVICE void map_unary_layout(uint64_t n, uint64_t num_dims, const size_t* info, const TI* in,
                                  TO* out, F f) {
@@ -301,13 +312,13 @@ HKB_DEVICE void map_unary_layout(uint64_t n, uint64_t num_dims, const size_t* in
     map_unary_layout_uniform(n, num_dims, info, in, out, f);
     return;
   }
-  const UnitRange r = resident_grid_range();  // the resident split's blocks are among these
-  if (r.begin == kIdle) return;
+  if (leaves_before_layout()) return;
   if (info == nullptr || is_contiguous(num_dims, info, info + num_dims)) {
     map_contiguous(n, in, out, f);
-  } else {
-    map_strided_in(n, num_dims, info, in, out, f, r);
+    return;
   }
+  const UnitRange r = resident_grid_range();
+  if (r.begin != kIdle) map_strided_in(n, num_dims, info, in, out, f, r);
 }
 
 }  // namespace hkb

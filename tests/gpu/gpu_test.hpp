@@ -56,15 +56,10 @@ class GpuTest : public ::testing::Test {
     device_->synchronize();
   }
 
-  // An element count for which `name`'s tuned configuration is the device's resident blocks and
-  // candle's geometry a quarter more (odd, so packs have a tail): where two blocks fit a
-  // multiprocessor, the kernels' resident split then has every block of the tuned grid work, and
-  // only the first blocks of candle's (kernels/common/elementwise.h).
-  size_t tuned_split_size(const std::string& name) const {
-    const hkb::LaunchConfig all =
-        hkb::LaunchConfig::tuned(device_->function(name), uint64_t{1} << 40);
-    return size_t{all.grid[0]} * 1280 + 7;
-  }
+  // An element count for which candle's geometry has 1025 blocks, one more than
+  // tuning::kResidentBlockBound, so that its resident split has only its first blocks work, and
+  // the tuned grid fewer blocks, every one working, with an odd tail.
+  static size_t tuned_split_size() { return (size_t{1} << 20) + 7; }
 
   // The elementwise families' launch of `name` over n elements: `out` set to `initial` (its poison,
   // or the input of an in-place launch), then launched with `cfg` when given, else with candle's

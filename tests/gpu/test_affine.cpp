@@ -142,7 +142,7 @@ TYPED_TEST(AffineTest, LargeTransposedView) {
 // (GpuTest::tuned_split_size), through every view of gpu_test::standard_layouts.
 TYPED_TEST(AffineTest, TunedAndCandleSplits) {
   using T = TypeParam;
-  const size_t n = this->tuned_split_size(std::string("affine_") + ref::tag<T>());
+  const size_t n = this->tuned_split_size();
   for (const Layout& l : gpu_test::standard_layouts(n)) {
     check_affine<T>(*this, l, gpu_test::random_vector<T>(this->rng(), l.storage_size()));
   }

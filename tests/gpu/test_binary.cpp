@@ -251,7 +251,7 @@ TYPED_TEST(BinaryTest, LargeBroadcasts) {
 // (GpuTest::tuned_split_size): contiguous, a row vector broadcast and a transposed lhs.
 TYPED_TEST(BinaryTest, TunedAndCandleSplits) {
   using T = TypeParam;
-  const size_t n = this->tuned_split_size(symbol<T>(BinaryOp::kAdd));
+  const size_t n = this->tuned_split_size();
   LaunchHow how;
   how.null_info = true;
   check_random<T>(*this, BinaryOp::kAdd, Layout::contiguous({n}), Layout::contiguous({n}), how);

@@ -256,7 +256,7 @@ TYPED_TEST(CastTest, TunedAndCandleSplits) {
   for_each_dtype([&](auto tag) {
     using D = typename decltype(tag)::type;
     if (!std::is_same_v<D, float> && !std::is_same_v<D, hkb::bf16>) return;
-    const size_t n = this->tuned_split_size(cast_symbol<S, D>());
+    const size_t n = this->tuned_split_size();
     for (const Layout& l : gpu_test::standard_layouts(n)) {
       check_cast<S, D>(*this, l, cast_inputs<S>(*this, l.storage_size()));
     }

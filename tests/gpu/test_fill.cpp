@@ -57,7 +57,7 @@ TYPED_TEST(FillTest, FillWholeBuffer) {
 TYPED_TEST(FillTest, TunedAndCandleSplits) {
   using T = TypeParam;
   const T value = gpu_test::random_value<T>(this->rng());
-  const size_t n = this->tuned_split_size(name<T>("fill"));
+  const size_t n = this->tuned_split_size();
   const std::vector<T> poisoned(n + 1, gpu_test::poison<T>());
   auto buf = this->device().upload(poisoned);
   {

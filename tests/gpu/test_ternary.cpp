@@ -205,7 +205,7 @@ TYPED_TEST(WhereTest, LargeBroadcasts) {
 // (GpuTest::tuned_split_size): contiguous, a broadcast mask and a transposed operand.
 TYPED_TEST(WhereTest, TunedAndCandleSplits) {
   using T = TypeParam;
-  const size_t n = this->tuned_split_size(ref::where_symbol<uint8_t, T>());
+  const size_t n = this->tuned_split_size();
   const Layout l = Layout::contiguous({n});
   check_random<uint8_t, T>(*this, l, l, l);
   const size_t rows = n / 1027 + 1;

@@ -171,7 +171,7 @@ TYPED_TEST(UnaryFloatTest, TunedAndCandleSplits) {
   for (const OpInfo& oi : unary_ref::float_ops()) {
     if (oi.op != Op::Neg && oi.op != Op::Exp && oi.op != Op::Gelu) continue;
     const T p = params_of<T>(oi).front();
-    const size_t n = this->tuned_split_size(float_symbol<T>(oi));
+    const size_t n = this->tuned_split_size();
     for (const Layout& l : gpu_test::standard_layouts(n)) {
       check_float_op<T>(*this, oi, l, op_inputs<T>(*this, oi, l.storage_size(), p), p);
     }
@@ -386,7 +386,7 @@ TYPED_TEST(UcopyTest, SizesViewsAndGrids) {
 // (GpuTest::tuned_split_size), through every view of standard_layouts.
 TYPED_TEST(UcopyTest, TunedAndCandleSplits) {
   using T = TypeParam;
-  const size_t n = this->tuned_split_size(std::string("ucopy_") + ref::tag<T>());
+  const size_t n = this->tuned_split_size();
   for (const Layout& l : gpu_test::standard_layouts(n)) check_copy<T>(*this, l);
 }
 

@@ -30,8 +30,6 @@ struct State {
   std::vector<int> bound_device_at_load;
   int current = -1;
   uint32_t multiprocessors = 104;     // every fake device's
-  uint32_t occupancy_threads = 2048;  // occupancy: blocks = this / block threads
-  std::atomic<int> occupancy_queries{0};
   size_t global_bytes = 4;  // of each module's hkb_multiprocessors; 0: modules lack it
 };
 
@@ -60,11 +58,6 @@ class Runtime final : public hkb::detail::Runtime {
   }
   Status device_multiprocessors(int, uint32_t* count) override {
     *count = s_->multiprocessors;
-    return Status::ok();
-  }
-  Status occupancy(void*, uint32_t block_threads, uint32_t, uint32_t* blocks) override {
-    s_->occupancy_queries++;
-    *blocks = s_->occupancy_threads / block_threads;
     return Status::ok();
   }
   Status bind_device(int ordinal) override {

@@ -114,4 +114,20 @@ TEST(Manifest, LaunchRulesOfModulesAndKernels) {
   EXPECT_EQ(m.kernels[m.find("b2")].launch, LaunchRule::kResident);
 }
 
+// The widest element of a kernel's data pointers sizes its tuned grid: the usize layout arrays,
+// void pointers and scalars do not count.
+TEST(Manifest, ElementBytesOfDataPointers) {
+  Manifest m;
+  ASSERT_TRUE(parse_manifest(R"({"module": "a", "kernels": [
+    {"name": "where", "params": [["info", "const usize*"], ["ids", "const u8*"],
+                                 ["t", "const bf16*"], ["out", "bf16*"], ["v", "f64"]]},
+    {"name": "cast", "params": [["inp", "const f8e4m3*"], ["out", "const f64*"]]},
+    {"name": "raw", "params": [["info", "const usize*"], ["src", "const void*"], ["n", "i64"]]}]})",
+                             "bytes", &m)
+                  .is_ok());
+  EXPECT_EQ(m.kernels[m.find("where")].element_bytes, 2u);
+  EXPECT_EQ(m.kernels[m.find("cast")].element_bytes, 8u);
+  EXPECT_EQ(m.kernels[m.find("raw")].element_bytes, 0u);
+}
+
 }  // namespace

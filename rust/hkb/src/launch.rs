@@ -36,9 +36,9 @@ impl LaunchConfig {
 
     /// hkb's fastest launch of `n` elements of `func` on its device (`hkb_launch_config_tuned`).
     /// For the elementwise kernels (affine, binary, cast, fill, const_set, copy2d, where, unary):
-    /// block 1024 and only the blocks the device holds at once (the runtime's occupancy per
-    /// multiprocessor times the multiprocessor count), never more than ceil(n / 1024); these
-    /// kernels loop over their work, so the result is exact for every `n`. For kernels where hkb
+    /// block 1024 and grid min(ceil(n / (1024 * e)), 1024), `e` the elements of two 16-byte
+    /// packs of the kernel's widest element; such a grid has every block work, and these kernels
+    /// loop over their work, so the result is exact for every `n`. For kernels where hkb
     /// has no better launch (conv, indexing, rope): candle's own, `for_num_elems(n)` for 64-bit
     /// `n`. Other kernels (reductions, norms, softmax, sort, quantized) take a geometry candle
     /// derives from the op's shape: an error with status `HKB_ERROR_INVALID_ARGUMENT`.

@@ -111,15 +111,16 @@ fn affine_f32_contiguous(func: &hkb::Function, n: usize, cfg: LaunchConfig, what
 fn affine_f32_with_the_tuned_config() {
     let dev = device_or_skip!();
     let func = dev.get_func("affine_f32").unwrap();
-    // Resident blocks only: at most what the work needs, at least one for any work.
+    // A block per 8192 f32 elements (two 16-byte packs a thread), at most 1024 blocks.
     let all = LaunchConfig::tuned(&func, 1 << 40).unwrap();
     assert_eq!(all.block_dim, (1024, 1, 1));
-    assert!(all.grid_dim.0 >= 1);
+    assert_eq!(all.grid_dim.0, 1024);
     assert_eq!(LaunchConfig::tuned(&func, 0).unwrap().grid_dim.0, 0);
-    assert_eq!(LaunchConfig::tuned(&func, 1025).unwrap().grid_dim.0, 2);
+    assert_eq!(LaunchConfig::tuned(&func, 8192).unwrap().grid_dim.0, 1);
+    assert_eq!(LaunchConfig::tuned(&func, 8193).unwrap().grid_dim.0, 2);
 
-    // More elements than the tuned grid has threads: the kernel's loop covers the rest.
-    let n = all.grid_dim.0 as usize * 1024 * 3 + 5;
+    // More elements than the tuned grid takes in one round: the kernel's loop covers the rest.
+    let n = all.grid_dim.0 as usize * 8192 * 3 + 5;
     let cfg = LaunchConfig::tuned(&func, n as u64).unwrap();
     assert_eq!(cfg, all);
     affine_f32_contiguous(&func, n, cfg, "tuned");
