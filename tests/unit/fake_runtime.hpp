@@ -29,8 +29,8 @@ struct State {
   std::vector<std::string> launched_kernels;
   std::vector<int> bound_device_at_load;
   int current = -1;
-  uint32_t multiprocessors = 104;     // every fake device's
-  size_t global_bytes = 4;  // of each module's hkb_multiprocessors; 0: modules lack it
+  uint32_t multiprocessors = 104;  // every fake device's
+  size_t global_bytes = 4;         // of each module's hkb_multiprocessors; 0: modules lack it
 };
 
 // A loaded fake module: `id` first, read as an int by module_function.
