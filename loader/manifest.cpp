@@ -50,16 +50,15 @@ Status read_launch_rule(const nlohmann::json& entry, const std::string& where,
   return Status::ok();
 }
 
-// Bytes of a data pointer's element ("const bf16*": 2); 0 for scalars, void and usize pointers.
+// Bytes of a data pointer's element ("const bf16*": 2); 0 for scalars, void and the usize layout
+// arrays.
 uint32_t element_bytes(std::string_view type) {
   if (type.empty() || type.back() != '*') return 0;
   type.remove_suffix(1);
-  if (type.substr(0, 6) == "const ") type.remove_prefix(6);
-  if (type == "usize") return 0;
-  for (const TypeInfo& s : kScalars) {
-    if (s.name == type) return s.size;
-  }
-  return 0;
+  ParamKind kind;
+  uint32_t size = 0, align = 0;
+  if (!parse_param_type(type, &kind, &size, &align) || kind == ParamKind::kUsize) return 0;
+  return size;
 }
 
 }  // namespace

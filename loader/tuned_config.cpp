@@ -2,9 +2,9 @@
 // elements with which hkb's kernel is fastest. Grid-stride kernels (LaunchRule::kResident) get
 // candle's 1024-thread blocks, one per two 16-byte packs of the kernel's widest element a thread,
 // at most kTunedGridMax of them: a grid that small has every block work (the kernels' resident
-// split, kernels/common/elementwise.h), and many blocks streaming their own spans reach copy
-// bandwidth where candle's grid pays for its idle blocks and a grid of only the resident blocks
-// looping over the data stops near 93% (docs/performance.md).
+// split, kernels/common/elementwise.h), and many blocks streaming their own spans move more bytes
+// than a few looping over everything or candle's grid with its idle blocks
+// (docs/performance-round2.md).
 #include "library.hpp"
 
 #include <algorithm>
@@ -41,7 +41,6 @@ Status Library::tuned_config(hkb_function_s* fn, uint64_t n, hkb_launch_config* 
   HKB_RETURN_IF_ERROR(check_alive(fn->ctx));
   const KernelInfo& k = *fn->info;
   uint64_t per_block = kBlock;  // elements a block takes (a round)
-  uint64_t max_blocks = kMaxGridX;
   switch (k.launch) {
     case LaunchRule::kNone:
       return error(HKB_ERROR_INVALID_ARGUMENT,
@@ -51,20 +50,23 @@ Status Library::tuned_config(hkb_function_s* fn, uint64_t n, hkb_launch_config* 
     case LaunchRule::kForNumElems:
       break;
     case LaunchRule::kResident: {
-      // A pack holds at most 16 elements (1-byte values), as the kernels' pack_width.
-      const uint64_t per_pack = k.element_bytes == 0 ? 1 : 16 / std::min(k.element_bytes, 16u);
-      per_block = kBlock * kTunedPacks * std::min<uint64_t>(per_pack, 16);
-      max_blocks = kTunedGridMax;  // past it the threads loop
+      // Elements of a 16-byte pack (element_bytes is at most 8), as the kernels' pack_width.
+      const uint64_t per_pack = k.element_bytes == 0 ? 1 : 16 / k.element_bytes;
+      per_block = kBlock * kTunedPacks * per_pack;
       break;
     }
   }
   const uint64_t need = n / per_block + (n % per_block != 0 ? 1 : 0);
-  if (need > max_blocks && max_blocks == kMaxGridX) {
+  if (k.launch == LaunchRule::kResident) {  // past kTunedGridMax blocks the threads loop
+    *out = one_dimensional(static_cast<uint32_t>(std::min(need, kTunedGridMax)));
+    return Status::ok();
+  }
+  if (need > kMaxGridX) {
     return error(HKB_ERROR_INVALID_ARGUMENT,
                  k.name + ": " + std::to_string(n) + " elements need " + std::to_string(need) +
                      " blocks of 1024 threads, more than a grid holds (2^31 - 1)");
   }
-  *out = one_dimensional(static_cast<uint32_t>(std::min(need, max_blocks)));
+  *out = one_dimensional(static_cast<uint32_t>(need));
   return Status::ok();
 }
 

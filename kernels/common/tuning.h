@@ -50,8 +50,7 @@ constexpr uint32_t kResidentGridPerMP = 2;
 // A grid of at most this many blocks has every block work (hkb_launch_config_tuned's grids: the
 // loader's kTunedGridMax is the same count); of a larger one (candle's) no block at or past this
 // index is busy, so its idle blocks leave on their index alone: a read of the multiprocessor count
-// on each of them slows their retirement. 1024 1024-thread blocks looping over 16-byte packs two
-// at a time reach 96-97% of copy bandwidth, 264 (the resident ones) 93% (H100).
+// on each of them slows their retirement.
 constexpr uint32_t kResidentBlockBound = 1024;
 // Bytes of the wider operand a thread of the strided unary-shaped path (elementwise.h,
 // map_strided_in) moves per run of a contiguous inner dim: 16-byte runs spill gelu and silu f32
