@@ -113,24 +113,37 @@ __device__ __noinline__ bool map_transposed(uint64_t n, uint64_t num_dims, const
   TI* tile = reinterpret_cast<TI*>(raw);
   const FastDiv fj = make_fast_div(v.tiles_j), fk = make_fast_div(v.tiles_k);
   const uint32_t tid = threadIdx.x, threads = blockDim.x;
-  if (threads >= kTileElems) {  // one element of kIn tiles a thread; threads past a tile wait
+  static_assert(kTileElems == 1024, "a tile an element per thread of the largest block");
+  if (threads == kTileElems) {  // one element of kIn tiles a thread
+    // The tiles' corners are computed once a tile by kIn threads and read from shared memory:
+    // computed by every thread at its load and its store, they made the kernel issue-bound.
+    __shared__ TileAt at[kIn];
+    const uint32_t row = tid % kTile, col = tid / kTile;  // while loading; swapped while storing
     for (uint32_t t0 = first * kIn; t0 < v.tiles; t0 += step * kIn) {
+      const uint32_t m = v.tiles - t0;  // tiles left, at least 1
+      if (tid < kIn && tid < m) {
+        at[tid] = tile_at(v, fj, fk, t0 + tid, num_dims, dims, strides);
+      }
+      block_sync();
       TI x[kIn];
 #pragma unroll
       for (int u = 0; u < kIn; ++u) {
-        if (t0 + u < v.tiles && tid < kTileElems) {
-          tile_load(tile_at(v, fj, fk, t0 + u, num_dims, dims, strides), v, in, tid, x[u]);
+        if (u < m) {
+          const TileAt a = at[u];
+          if (row < a.rows && col < a.cols) x[u] = in[a.in + row + col * v.col_stride];
         }
       }
 #pragma unroll
       for (int u = 0; u < kIn; ++u) {
-        if (t0 + u >= v.tiles) break;  // the same for the whole block
-        if (tid < kTileElems) tile[(tid / kTile) * kTilePitch + tid % kTile] = x[u];
-        block_sync();
-        if (tid < kTileElems) {
-          tile_store(tile_at(v, fj, fk, t0 + u, num_dims, dims, strides), v, tile, out, tid, f);
+        if (u < m) {  // the same for the whole block
+          tile[col * kTilePitch + row] = x[u];
+          block_sync();
+          const TileAt a = at[u];
+          if (col < a.rows && row < a.cols) {
+            out[a.out + col * v.out_row + row] = f(tile[row * kTilePitch + col]);
+          }
+          block_sync();  // the next tile overwrites this one, the next round the corners
         }
-        block_sync();  // the next tile overwrites this one
       }
     }
     return true;
