@@ -36,47 +36,73 @@ HKB_DEVICE PoolShape pool_shape(const size_t* info, uint64_t w_k, uint64_t h_k, 
   return p;
 }
 
+// One window's result from its sources s[a * sx + b * sy], a < w_k, b < h_k, visited in that
+// order (max: the first source, then max_of with each next, 0 for an empty window; avg: the sum
+// times inv).
+template <typename T, bool kMax, typename I>
+HKB_DEVICE T pool_window(const T* s, I w_k, I h_k, I sx, I sy, double inv) {
+  if constexpr (kMax) {
+    if (w_k == 0 || h_k == 0) return zero<T>();
+    T m = s[0];
+    for (I a = 0; a < w_k; ++a) {
+      for (I b = 0; b < h_k; ++b) {
+        if (a != 0 || b != 0) m = max_of(m, s[a * sx + b * sy]);
+      }
+    }
+    return m;
+  } else {
+    hkb::wide_acc_t<T> acc = 0;
+    for (I a = 0; a < w_k; ++a) {
+      for (I b = 0; b < h_k; ++b) acc += hkb::to_wide_acc(s[a * sx + b * sy]);
+    }
+    if constexpr (std::is_same<hkb::wide_acc_t<T>, double>::value) {
+      return static_cast<T>(acc * inv);
+    } else if constexpr (std::is_same<hkb::wide_acc_t<T>, float>::value) {
+      return hkb::from_acc<T>(acc * static_cast<float>(inv));
+    } else {
+      return static_cast<T>(static_cast<float>(acc) * static_cast<float>(inv));
+    }
+  }
+}
+
+// One output a thread. Windows never leave the input: the last starts at w_stride * (w_out - 1),
+// at most w_in - w_k.
 template <typename T, bool kMax>
 __device__ void pool2d(uint64_t w_k, uint64_t h_k, uint64_t w_stride, uint64_t h_stride,
                        const size_t* info, const T* src, T* dst) {
   const PoolShape p = pool_shape(info, w_k, h_k, w_stride, h_stride);
-  const size_t* st = info + 4;
+  if (p.n == 0) return;
+  const double inv = 1.0 / static_cast<double>(w_k * h_k);
+  const uint64_t st0 = info[4], st1 = info[5], st2 = info[6], st3 = info[7];
+  // Every offset and count below 2^31: 32-bit index math, a third of the 64-bit path's
+  // instructions and registers.
+  const uint64_t end =
+      (info[0] - 1) * st0 + (p.c - 1) * st1 + (p.w_in - 1) * st2 + (p.h_in - 1) * st3 + 1;
+  if (p.n < (1ull << 31) && end <= (1ull << 31) && w_stride < (1ull << 31) &&
+      h_stride < (1ull << 31)) {
+    const uint32_t h_out = static_cast<uint32_t>(p.h_out), w_out = static_cast<uint32_t>(p.w_out);
+    const uint32_t c = static_cast<uint32_t>(p.c);
+    const uint32_t sx = static_cast<uint32_t>(st2), sy = static_cast<uint32_t>(st3);
+    const uint32_t step_x = static_cast<uint32_t>(w_stride) * sx;
+    const uint32_t step_y = static_cast<uint32_t>(h_stride) * sy;
+    for (uint64_t i = hkb::global_thread_index(); i < p.n; i += hkb::grid_stride()) {
+      const uint32_t i32 = static_cast<uint32_t>(i);
+      const uint32_t q = i32 / h_out, oh = i32 - q * h_out;
+      const uint32_t bc = q / w_out, ow = q - bc * w_out;
+      const uint32_t b = bc / c, ch = bc - b * c;
+      const uint32_t off = b * static_cast<uint32_t>(st0) + ch * static_cast<uint32_t>(st1) +
+                           ow * step_x + oh * step_y;
+      dst[i] = pool_window<T, kMax>(src + off, static_cast<uint32_t>(w_k),
+                                    static_cast<uint32_t>(h_k), sx, sy, inv);
+    }
+    return;
+  }
   for (uint64_t i = hkb::global_thread_index(); i < p.n; i += hkb::grid_stride()) {
     const DivMod oh = divmod(i, p.h_out);
     const DivMod ow = divmod(oh.q, p.w_out);
     const DivMod bc = divmod(ow.q, p.c);
-    const T* s = src + bc.q * st[0] + bc.r * st[1];
-    // Visits the window's sources that lie inside the input (the window is clipped, not padded).
-    const auto for_window = [&](auto&& visit) {
-      for (uint64_t a = 0; a < w_k; ++a) {
-        const uint64_t x = w_stride * ow.r + a;
-        if (x >= p.w_in) continue;
-        for (uint64_t b = 0; b < h_k; ++b) {
-          const uint64_t y = h_stride * oh.r + b;
-          if (y < p.h_in) visit(s[x * st[2] + y * st[3]]);
-        }
-      }
-    };
-    if constexpr (kMax) {
-      T m = zero<T>();
-      bool set = false;
-      for_window([&](const T v) {
-        m = set ? max_of(m, v) : v;
-        set = true;
-      });
-      dst[i] = m;
-    } else {
-      hkb::wide_acc_t<T> acc = 0;
-      for_window([&](const T v) { acc += hkb::to_wide_acc(v); });
-      const double inv = 1.0 / static_cast<double>(w_k * h_k);
-      if constexpr (std::is_same<hkb::wide_acc_t<T>, double>::value) {
-        dst[i] = static_cast<T>(acc * inv);
-      } else if constexpr (std::is_same<hkb::wide_acc_t<T>, float>::value) {
-        dst[i] = hkb::from_acc<T>(acc * static_cast<float>(inv));
-      } else {
-        dst[i] = static_cast<T>(static_cast<float>(acc) * static_cast<float>(inv));
-      }
-    }
+    const T* s = src + bc.q * st0 + bc.r * st1 + ow.r * w_stride * st2 + oh.r * h_stride * st3;
+    dst[i] = pool_window<T, kMax>(s, w_k, h_k, st2, st3, inv);
   }
 }
 
