@@ -118,7 +118,6 @@ __device__ __noinline__ bool map_transposed(uint64_t n, uint64_t num_dims, const
     // The tiles' corners are computed once a tile by kIn threads and read from shared memory:
     // computed by every thread at its load and its store, they made the kernel issue-bound.
     __shared__ TileAt at[kIn];
-    const uint32_t row = tid % kTile, col = tid / kTile;  // while loading; swapped while storing
     for (uint32_t t0 = first * kIn; t0 < v.tiles; t0 += step * kIn) {
       const uint32_t m = v.tiles - t0;  // tiles left, at least 1
       if (tid < kIn && tid < m) {
@@ -128,20 +127,14 @@ __device__ __noinline__ bool map_transposed(uint64_t n, uint64_t num_dims, const
       TI x[kIn];
 #pragma unroll
       for (int u = 0; u < kIn; ++u) {
-        if (u < m) {
-          const TileAt a = at[u];
-          if (row < a.rows && col < a.cols) x[u] = in[a.in + row + col * v.col_stride];
-        }
+        if (u < m) tile_load(TileAt(at[u]), v, in, tid, x[u]);
       }
 #pragma unroll
       for (int u = 0; u < kIn; ++u) {
         if (u < m) {  // the same for the whole block
-          tile[col * kTilePitch + row] = x[u];
+          tile[(tid / kTile) * kTilePitch + tid % kTile] = x[u];
           block_sync();
-          const TileAt a = at[u];
-          if (col < a.rows && row < a.cols) {
-            out[a.out + col * v.out_row + row] = f(tile[row * kTilePitch + col]);
-          }
+          tile_store(TileAt(at[u]), v, tile, out, tid, f);
           block_sync();  // the next tile overwrites this one, the next round the corners
         }
       }
