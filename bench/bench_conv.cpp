@@ -7,7 +7,8 @@
 //   (a network's stem).
 // - im2col1d: the conv1d default path, 8 x 256 x 4096, kernel 3, padding 1.
 // - max_pool2d / avg_pool2d: 8 x 64 x 128 x 128, kernel 2, stride 2.
-// - upsample_bilinear2d: 8 x 64 x 128 x 128 -> 256 x 256, no align_corners, no scale factors.
+// - upsample_bilinear2d: 8 x 64 x 128 x 128 -> 256 x 256 (f32, bf16), and f32 1 x 32 x 512 x 512
+//   -> 1024 x 1024 (outputs wider than the kernel's tap tables), no align_corners, no factors.
 // Bytes: the output written plus the input read once.
 #include "bench_common.hpp"
 
@@ -121,7 +122,7 @@ bench::Row upsample_bilinear_row(const hkb::Device& dev, const std::string& tag,
   const size_t ho = in.h * factor, wo = in.w * factor, n = in.b * in.c * ho * wo;
   return conv_row<T>(dev, "upsample_bilinear2d_" + tag, in.name() + " x" + std::to_string(factor),
                      in.info(), in.numel(), n, n, [&](hkb::LaunchArgs& args) {
-                       args.arg(ho).arg(wo).arg(false).arg(false).arg(0.0).arg(false).arg(0.0);
+                       args.arg(wo).arg(ho).arg(false).arg(false).arg(0.0).arg(false).arg(0.0);
                      });
 }
 
@@ -142,5 +143,7 @@ int main() {
     report.add(pool_row<float>(dev, "max", "f32", feature, 2));
     report.add(pool_row<float>(dev, "avg", "f32", feature, 2));
     report.add(upsample_bilinear_row<float>(dev, "f32", feature, 2));
+    report.add(upsample_bilinear_row<hkb::bf16>(dev, "bf16", feature, 2));
+    report.add(upsample_bilinear_row<float>(dev, "f32", {1, 32, 512, 512}, 2));
   });
 }

@@ -80,6 +80,15 @@ def main():
     img = torch.randn(8, 64, 128, 128, device=dev)
     row("upsample_nearest2d 8x64x128x128 x2", img.numel() * 4 * 5,
         lambda: F.interpolate(img, scale_factor=2, mode="nearest"))
+    row("upsample_bilinear2d 8x64x128x128 x2", img.numel() * 4 * 5,
+        lambda: F.interpolate(img, scale_factor=2, mode="bilinear", align_corners=False))
+    big = torch.randn(1, 32, 512, 512, device=dev)
+    row("upsample_bilinear2d 1x32x512x512 x2", big.numel() * 4 * 5,
+        lambda: F.interpolate(big, scale_factor=2, mode="bilinear", align_corners=False))
+    row("max_pool2d 8x64x128x128 k2 s2", img.numel() * 4 * 5 // 4,
+        lambda: F.max_pool2d(img, 2, 2))
+    row("avg_pool2d 8x64x128x128 k2 s2", img.numel() * 4 * 5 // 4,
+        lambda: F.avg_pool2d(img, 2, 2))
 
     print(f"\nPyTorch {torch.__version__} on {torch.cuda.get_device_name()} "
           f"(device-to-device copy: {copy_bw / 1e9:.1f} GB/s)")

@@ -138,16 +138,16 @@ HKB_DEVICE UnitRange resident_range() {
           static_cast<uint64_t>(blocks) * blockDim.x};
 }
 
-// The resident grid: the first min(gridDim.x, kResidentGridPerMP * 1024 / blockDim.x blocks per
-// multiprocessor) blocks, all a multiprocessor holds at once, each thread a unit a step; the rest
-// are idle (begin = kIdle) and test only their index first. For paths bound by index math or
-// gathers rather than by bandwidth (strided views), which want every thread slot busy, each
-// thread many units (a thread's setup is paid once): under candle's grid, and the tuned one, the
-// blocks past it leave before they read a layout.
-HKB_DEVICE UnitRange resident_grid_range() {
+// The resident grid: the first min(gridDim.x, per_mp * 1024 / blockDim.x blocks per
+// multiprocessor) blocks, by default (kResidentGridPerMP) all a multiprocessor holds at once, each
+// thread a unit a step; the rest are idle (begin = kIdle) and test only their index first. For
+// paths bound by index math or gathers rather than by bandwidth (strided views), which want every
+// thread slot busy, each thread many units (a thread's setup is paid once): under candle's grid,
+// and the tuned one, the blocks past it leave before they read a layout.
+HKB_DEVICE UnitRange resident_grid_range(uint32_t per_mp = tuning::kResidentGridPerMP) {
   constexpr uint32_t kBound = tuning::kResidentBlockBound;
   if (blockIdx.x >= kBound) return {kIdle, 1};
-  uint32_t blocks = multiprocessors() * (tuning::kResidentGridPerMP * 1024 / blockDim.x);
+  uint32_t blocks = multiprocessors() * (per_mp * 1024 / blockDim.x);
   if (blocks > kBound) blocks = kBound;
   if (blocks == 0) blocks = 1;
   if (blocks > gridDim.x) blocks = gridDim.x;

@@ -65,6 +65,19 @@ HKB_DEVICE DivMod divmod_inline(uint64_t a, uint64_t b) {
   return {q, a - q * b};
 }
 
+// Whether every element offset of a view (num_dims dims and strides, as in an info array) is
+// below 2^31, so that a kernel may take 32-bit index math. An empty view has no offset.
+HKB_DEVICE bool offsets_fit_31(uint64_t num_dims, const size_t* dims, const size_t* strides) {
+  uint64_t end = 1;
+  for (uint64_t d = 0; d < num_dims; ++d) {
+    if (dims[d] == 0) return true;
+    if (dims[d] >= (1ull << 31) || strides[d] >= (1ull << 31)) return false;
+    end += (dims[d] - 1) * strides[d];  // below 2^31 + 2^62: no wrap
+    if (end > (1ull << 31)) return false;
+  }
+  return true;
+}
+
 // Division of n < 2^31 by a divisor 1 <= d < 2^31 fixed for many n: q = (n * m) >> s with the
 // magic m computed once (Granlund and Montgomery's round-up method). With l = ceil(log2 d),
 // s = 31 + l and m = ceil(2^s / d) < 2^32: n * m / 2^s = n / d + n * e / 2^s with 0 <= e < 1 and

@@ -110,6 +110,18 @@ constexpr uint64_t kIm2colRowTileMin = 16384;
 #define HKB_IM2COL1D_TILE_L 64
 #endif
 constexpr uint32_t kIm2col1dTileL = HKB_IM2COL1D_TILE_L;
+// Busy 1024-thread blocks per multiprocessor of upsample_bilinear2d: its f64 math wants every
+// thread slot (one block a multiprocessor, leaving the other to candle's idle blocks, was slower).
+#ifndef HKB_BILINEAR_BUSY_PER_MP
+#define HKB_BILINEAR_BUSY_PER_MP 2
+#endif
+constexpr uint32_t kBilinearBusyPerMP = HKB_BILINEAR_BUSY_PER_MP;
+// Entries of each axis's tap table of upsample_bilinear2d (16 bytes each): outputs up to this
+// wide and high take their taps from the tables.
+#ifndef HKB_BILINEAR_TAPS
+#define HKB_BILINEAR_TAPS 1024
+#endif
+constexpr uint32_t kBilinearTaps = HKB_BILINEAR_TAPS;
 
 // ---------------------------------------------------------------------------------------------
 // Reductions (reduce.hip).

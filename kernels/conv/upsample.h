@@ -1,5 +1,5 @@
 // upsample_nearest2d (copying kernel: packs in resident groups, an x2 path, a 32-bit body with
-// fast division) and upsample_bilinear2d (one output a thread).
+// fast division) and upsample_bilinear2d (resident blocks, tap tables in shared memory).
 #pragma once
 
 #include "common.h"
@@ -301,10 +301,11 @@ HKB_DEVICE double bilinear_scale(uint64_t in, uint64_t out, bool align_corners, 
 }
 
 // Source taps of output o along one axis (PyTorch's area_pixel_compute_source_index and its
-// two-tap weights). At the clamped edge both taps are the last pixel and it gets weight 1.
+// two-tap weights: w1 for i1, 1 - w1 for i0). At the clamped edge both taps are the last pixel and
+// it gets weight 1.
 struct Tap {
   uint64_t i0, i1;
-  double w0, w1;
+  double w1;
 };
 HKB_DEVICE Tap bilinear_tap(uint64_t o, double scale, bool align_corners, uint64_t in) {
   const double od = static_cast<double>(o);
@@ -315,7 +316,6 @@ HKB_DEVICE Tap bilinear_tap(uint64_t o, double scale, bool align_corners, uint64
   tap.i0 = f < static_cast<double>(in - 1) ? static_cast<uint64_t>(f) : in - 1;
   tap.i1 = tap.i0 + 1 < in ? tap.i0 + 1 : tap.i0;
   tap.w1 = tap.i1 == tap.i0 ? 0.0 : src - f;
-  tap.w0 = 1.0 - tap.w1;
   return tap;
 }
 
@@ -333,31 +333,126 @@ HKB_DEVICE T from_double(double v) {
   }
 }
 
+// The taps of one axis for outputs below kBilinearTaps (tuning.h), computed once a block: a
+// block's threads all read them, so each output costs table reads instead of its own f64 tap math.
+using hkb::tuning::kBilinearTaps;
+struct TapTable {
+  uint2 off[kBilinearTaps];  // (i0, i1) times the axis's stride: below 2^31
+  double w1[kBilinearTaps];
+};
+
+HKB_DEVICE void fill_taps(TapTable& t, uint32_t out, double scale, bool align_corners, uint32_t in,
+                          uint32_t stride) {
+  for (uint32_t o = threadIdx.x; o < out; o += blockDim.x) {
+    const Tap tap = bilinear_tap(o, scale, align_corners, in);
+    t.off[o] =
+        make_uint2(static_cast<uint32_t>(tap.i0) * stride, static_cast<uint32_t>(tap.i1) * stride);
+    t.w1[o] = tap.w1;
+  }
+}
+
+// One output from its two source rows (offsets r0, r1 of s) and two columns (offsets x0, x1),
+// the second row and column weighted wy1 and wx1.
+template <typename T, typename I>
+HKB_DEVICE T bilinear_at(const T* s, I r0, I r1, double wy1, I x0, I x1, double wx1) {
+  const double wx0 = 1.0 - wx1, wy0 = 1.0 - wy1;
+  const double top = blend(wx0, hkb::to_double(s[r0 + x0]), wx1, hkb::to_double(s[r0 + x1]));
+  const double bottom = blend(wx0, hkb::to_double(s[r1 + x0]), wx1, hkb::to_double(s[r1 + x1]));
+  return from_double<T>(blend(wy0, top, wy1, bottom));
+}
+
+// The 32-bit body (fewer than 2^31 outputs, every source offset below 2^31): fast divisions, and
+// the taps from the block's tables when both output sizes fit them.
+template <typename T>
+HKB_DEVICE void bilinear_body32(hkb::UnitRange r, uint32_t n, uint32_t w_out, uint32_t h_out,
+                                double sh, double sw, bool align_corners, const size_t* info,
+                                const T* src, T* dst) {
+  __shared__ TapTable xt, yt;
+  const uint32_t c = static_cast<uint32_t>(info[1]), h_in = static_cast<uint32_t>(info[2]),
+                 w_in = static_cast<uint32_t>(info[3]);
+  const uint32_t s0 = static_cast<uint32_t>(info[4]), s1 = static_cast<uint32_t>(info[5]),
+                 sy = static_cast<uint32_t>(info[6]), sx = static_cast<uint32_t>(info[7]);
+  const bool tables = w_out <= kBilinearTaps && h_out <= kBilinearTaps;
+  if (tables) {  // uniform in the block: every thread reaches the barrier
+    fill_taps(xt, w_out, sw, align_corners, w_in, sx);
+    fill_taps(yt, h_out, sh, align_corners, h_in, sy);
+    __syncthreads();
+  }
+  const hkb::FastDiv by_w = hkb::make_fast_div(w_out), by_h = hkb::make_fast_div(h_out),
+                     by_c = hkb::make_fast_div(c);
+  // Where c * s1 wraps, plane * s1 still equals b * s0 + ch * s1 modulo 2^32, and that is below
+  // 2^31: merged is right whenever the test holds.
+  const bool merged = s0 == c * s1;
+  // Output e's row and column, and its plane's source offset.
+  const auto locate = [&](uint32_t e, uint32_t& ox, uint32_t& oy) {
+    const uint32_t row = hkb::fast_div(e, by_w);
+    const uint32_t plane = hkb::fast_div(row, by_h);
+    ox = e - row * w_out;
+    oy = row - plane * h_out;
+    if (merged) return plane * s1;
+    const uint32_t b = hkb::fast_div(plane, by_c);
+    return b * s0 + (plane - b * c) * s1;
+  };
+  // begin and step are below 2^20 here (resident_grid_range), so u + step does not wrap.
+  const uint32_t begin = static_cast<uint32_t>(r.begin), step = static_cast<uint32_t>(r.step);
+  if (tables && w_out % 2 == 0) {
+    // Rows of an even length: two neighbouring outputs a step share the row's index math and
+    // its y taps (the kernel issues instructions at its limit, not bytes).
+    for (uint32_t u = begin; u < n / 2; u += step) {
+      uint32_t ox, oy;
+      const uint32_t off = locate(2 * u, ox, oy);
+      const uint2 y = yt.off[oy], x0 = xt.off[ox], x1 = xt.off[ox + 1];
+      const double wy1 = yt.w1[oy];
+      dst[2 * u] = bilinear_at<T>(src, off + y.x, off + y.y, wy1, x0.x, x0.y, xt.w1[ox]);
+      dst[2 * u + 1] = bilinear_at<T>(src, off + y.x, off + y.y, wy1, x1.x, x1.y, xt.w1[ox + 1]);
+    }
+    return;
+  }
+  for (uint32_t e = begin; e < n; e += step) {
+    uint32_t ox, oy;
+    const uint32_t off = locate(e, ox, oy);
+    if (tables) {
+      const uint2 x = xt.off[ox], y = yt.off[oy];
+      dst[e] = bilinear_at<T>(src, off + y.x, off + y.y, yt.w1[oy], x.x, x.y, xt.w1[ox]);
+    } else {
+      const Tap ty = bilinear_tap(oy, sh, align_corners, h_in);
+      const Tap tx = bilinear_tap(ox, sw, align_corners, w_in);
+      dst[e] = bilinear_at<T>(
+          src, off + static_cast<uint32_t>(ty.i0) * sy, off + static_cast<uint32_t>(ty.i1) * sy,
+          ty.w1, static_cast<uint32_t>(tx.i0) * sx, static_cast<uint32_t>(tx.i1) * sx, tx.w1);
+    }
+  }
+}
+
+// Resident blocks (kBilinearBusyPerMP a multiprocessor; the rest of candle's grid leaves at once),
+// each thread many outputs: the f64 math and its conversions bound it, not the bytes.
 template <typename T>
 __device__ void upsample_bilinear2d(uint64_t w_out, uint64_t h_out, bool align_corners,
                                     bool has_scale_h, double scale_h_factor, bool has_scale_w,
                                     double scale_w_factor, const size_t* info, const T* src,
                                     T* dst) {
+  const hkb::UnitRange r = hkb::resident_grid_range(hkb::tuning::kBilinearBusyPerMP);
+  if (r.begin == hkb::kIdle) return;
   const uint64_t c = info[1], h_in = info[2], w_in = info[3];
   const size_t* st = info + 4;
   const uint64_t n = info[0] * c * h_out * w_out;
-  if (h_in == 0 || w_in == 0) return;
+  if (n == 0 || h_in == 0 || w_in == 0) return;
   const double sh = bilinear_scale(h_in, h_out, align_corners, has_scale_h, scale_h_factor);
   const double sw = bilinear_scale(w_in, w_out, align_corners, has_scale_w, scale_w_factor);
-  for (uint64_t i = hkb::global_thread_index(); i < n; i += hkb::grid_stride()) {
+  if (n < (1ull << 31) && hkb::offsets_fit_31(4, info, st)) {
+    bilinear_body32<T>(r, static_cast<uint32_t>(n), static_cast<uint32_t>(w_out),
+                       static_cast<uint32_t>(h_out), sh, sw, align_corners, info, src, dst);
+    return;
+  }
+  for (uint64_t i = r.begin; i < n; i += r.step) {
     const DivMod ox = divmod(i, w_out);
     const DivMod oy = divmod(ox.q, h_out);
     const DivMod bc = divmod(oy.q, c);
-    const T* s = src + bc.q * st[0] + bc.r * st[1];
     const Tap ty = bilinear_tap(oy.r, sh, align_corners, h_in);
     const Tap tx = bilinear_tap(ox.r, sw, align_corners, w_in);
-    const T* r0 = s + ty.i0 * st[2];
-    const T* r1 = s + ty.i1 * st[2];
-    const double top =
-        blend(tx.w0, hkb::to_double(r0[tx.i0 * st[3]]), tx.w1, hkb::to_double(r0[tx.i1 * st[3]]));
-    const double bottom =
-        blend(tx.w0, hkb::to_double(r1[tx.i0 * st[3]]), tx.w1, hkb::to_double(r1[tx.i1 * st[3]]));
-    dst[i] = from_double<T>(blend(ty.w0, top, ty.w1, bottom));
+    const uint64_t off = bc.q * st[0] + bc.r * st[1];
+    dst[i] = bilinear_at<T>(src, off + ty.i0 * st[2], off + ty.i1 * st[2], ty.w1, tx.i0 * st[3],
+                            tx.i1 * st[3], tx.w1);
   }
 }
 
