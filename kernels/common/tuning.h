@@ -205,9 +205,13 @@ constexpr int kQuantQ8BlocksInFlight = 2;
 // NVIDIA blocks of 128 threads resident per SM for a batch-1 row product (MMVQ cuda1, the MoE
 // kernels) of a format with blocks of `block_values`: the 32-value formats need fewer than 32
 // registers, and 16 resident blocks overlap more of candle's one-row blocks; the K-quants keep 64
-// registers (docs/performance-quantized.md).
+// registers (at 16, q4_K gains 1-5 points and q2_K / q3_K / q5_K lose 2-8:
+// docs/performance-quantized.md).
+#ifndef HKB_MMVQ_SUPER_BLOCKS_PER_SM
+#define HKB_MMVQ_SUPER_BLOCKS_PER_SM 8
+#endif
 constexpr int mmvq_row_blocks_per_sm(int block_values) {
-  return block_values == 32 ? 16 : 8;
+  return block_values == 32 ? 16 : HKB_MMVQ_SUPER_BLOCKS_PER_SM;
 }
 
 // Wide items (quantized/blockdot.h) a thread of a batch-1 MMVQ row loads before its first dot

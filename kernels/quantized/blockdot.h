@@ -158,20 +158,44 @@ struct WideK4 {
     View w;
     w.c = i / kPer;
     const int h = i % kPer;
-#pragma unroll
-    for (int j = 0; j < 4; ++j) w.head[j] = ld32<4>(b + 4 * j);
     const uint8_t* q = b + kQs + 32 * w.c + L * h;
+    uint32_t x[kW];
+    const bool vec = L == 16 && (reinterpret_cast<uintptr_t>(b) & 15u) == 0;
+    if (vec) {
+      // 16-aligned super-blocks (every block of a 16-aligned matrix: 144 and 176 bytes are
+      // multiples of 16), so are the head and the item's quants: two 16-byte loads.
+      const uint4 hv = *reinterpret_cast<const uint4*>(b);
+      const uint4 qv = *reinterpret_cast<const uint4*>(q);
+      w.head[0] = hv.x, w.head[1] = hv.y, w.head[2] = hv.z, w.head[3] = hv.w;
+      const uint32_t qw[4] = {qv.x, qv.y, qv.z, qv.w};
+#pragma unroll
+      for (int j = 0; j < kW; ++j) x[j] = qw[j % 4];
+    } else {
+#pragma unroll
+      for (int j = 0; j < 4; ++j) w.head[j] = ld32<4>(b + 4 * j);
+#pragma unroll
+      for (int j = 0; j < kW; ++j) x[j] = ld32<4>(q + 4 * j);
+    }
 #pragma unroll
     for (int j = 0; j < kW; ++j) {
-      const uint32_t x = ld32<4>(q + 4 * j);
-      w.lo[j] = static_cast<int>(x & 0x0F0F0F0Fu);
-      w.hi[j] = static_cast<int>((x >> 4) & 0x0F0F0F0Fu);
+      w.lo[j] = static_cast<int>(x[j] & 0x0F0F0F0Fu);
+      w.hi[j] = static_cast<int>((x[j] >> 4) & 0x0F0F0F0Fu);
     }
     if constexpr (kFifth) {  // bit 2 c (2 c + 1) of qh byte l: bit 4 of value l of group 2 c (+1)
       const uint8_t* qh = b + 16 + L * h;
+      uint32_t hw[kW];
+      if (vec) {
+        const uint4 v = *reinterpret_cast<const uint4*>(qh);
+        const uint32_t vw[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+        for (int j = 0; j < kW; ++j) hw[j] = vw[j % 4];
+      } else {
+#pragma unroll
+        for (int j = 0; j < kW; ++j) hw[j] = ld32<4>(qh + 4 * j);
+      }
 #pragma unroll
       for (int j = 0; j < kW; ++j) {
-        const uint32_t x = ld32<4>(qh + 4 * j) >> (2 * w.c);
+        const uint32_t x = hw[j] >> (2 * w.c);
         w.lo[j] |= static_cast<int>((x & kOnes) << 4);
         w.hi[j] |= static_cast<int>(((x >> 1) & kOnes) << 4);
       }

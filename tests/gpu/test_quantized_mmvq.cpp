@@ -248,8 +248,8 @@ TEST_F(MmvqTest, MmvqExtremeScales) {
 // threads, and weights 4 bytes past 16-byte alignment.
 TEST_F(MmvqTest, MmvqLargerGridsOtherBlocksAndAlignment) {
   for (QType type : {QType::q4_0, QType::q5_1, QType::q8_0, QType::q2_K, QType::q3_K, QType::q4_K,
-                     QType::q6_K}) {
-    for (int b : {1, 4, 8}) {
+                     QType::q5_K, QType::q6_K}) {
+    for (int b : {1, 2, 4, 8}) {
       check_mmvq(*this, type, b, 4096, 33, Scales::normal, 33, 9, 9, {0, 0, 40});
       check_mmvq(*this, type, b, 4096, 33, Scales::normal, 33, 9, 9, {0, 32, 0});
       check_mmvq(*this, type, b, 4096, 33, Scales::normal, 33, 9, 9, {0, 64, 0});
