@@ -103,7 +103,18 @@ struct ArgOp {
   HKB_DEVICE V combine(V a, V b) const { return wins(b.value, b.index, a.value, a.index) ? b : a; }
 };
 
-template <typename A>
+// exp for softmax: where the results are rounded to a reduced float (kFast), hkb::fast_exp's
+// error stays far below their half ulp; f32 and f64 results take the accurate exp.
+template <bool kFast, typename A>
+HKB_DEVICE A softmax_exp(A x) {
+  if constexpr (kFast && sizeof(A) == 4) {
+    return hkb::fast_exp(x);
+  } else {
+    return exp_of(x);
+  }
+}
+
+template <typename A, bool kFast = false>
 struct SoftmaxOp {
   using V = SoftmaxPart<A>;
   HKB_DEVICE V identity() const { return {-infinity<A>(), A(0)}; }
@@ -114,18 +125,27 @@ struct SoftmaxOp {
   }
   // p.sum rescaled to a new max m >= p.max. Equal maxima (also both -inf: an empty part) keep the
   // sum; a NaN max gives NaN.
-  HKB_DEVICE static A rescaled(V p, A m) { return p.max == m ? p.sum : p.sum * exp_of(p.max - m); }
-  HKB_DEVICE static void add(V& st, A x) {
-    if (is_nan(x)) {
-      st = {x, x};
+  HKB_DEVICE static A rescaled(V p, A m) {
+    return p.max == m ? p.sum : p.sum * softmax_exp<kFast>(p.max - m);
+  }
+  // Adds N values with one rescale: a NaN among them makes the part NaN, -inf values add
+  // exp(-inf) = 0 (an all -inf run adds nothing, even to an all -inf prefix).
+  template <int N>
+  HKB_DEVICE static void add_run(V& st, const A (&x)[N]) {
+    A m = x[0];
+#pragma unroll
+    for (int k = 1; k < N; ++k) m = x[k] > m || is_nan(x[k]) ? x[k] : m;  // NaN sticks
+    if (is_nan(m)) {
+      st = {m, m};
       return;
     }
-    if (x == -infinity<A>()) return;  // contributes exp(-inf) = 0, even to an all -inf prefix
-    if (x > st.max) {
-      st.sum *= exp_of(st.max - x);
-      st.max = x;
+    if (m == -infinity<A>()) return;
+    if (m > st.max) {  // false for a NaN part, whose sum stays NaN below
+      st.sum *= softmax_exp<kFast>(st.max - m);
+      st.max = m;
     }
-    st.sum += exp_of(x - st.max);
+#pragma unroll
+    for (int k = 0; k < N; ++k) st.sum += softmax_exp<kFast>(x[k] - st.max);
   }
   HKB_DEVICE V combine(V a, V b) const {
     const A m = nan_max(a.max, b.max);

@@ -5,8 +5,40 @@
 
 namespace {
 
+// For the values of x that belong to thread `tid` of `nt`: pack(p, j) for 16-byte packs p of V
+// values from x[j] on, kUnroll independent packs in flight, and one(x[j], j) for the scalar head
+// (up to 16-byte alignment) and tail.
+template <int kUnroll, typename T, typename FP, typename F1>
+HKB_DEVICE void visit_packs(const T* x, uint64_t n, uint32_t tid, uint32_t nt, FP&& pack,
+                            F1&& one) {
+  constexpr int V = 16 / sizeof(T);
+  using P = hkb::Pack<T, V>;
+  const uint64_t misalign = (reinterpret_cast<uintptr_t>(x) % 16) / sizeof(T);
+  uint64_t head = misalign == 0 ? 0 : V - misalign;
+  if (head > n) head = n;
+  for (uint64_t j = tid; j < head; j += nt) one(x[j], j);  // head < V, but nt may be smaller
+  const uint64_t packs = (n - head) / V;
+  const P* xp = reinterpret_cast<const P*>(x + head);
+  for (uint64_t b = tid; b < packs; b += static_cast<uint64_t>(kUnroll) * nt) {
+    P buf[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const uint64_t q = b + static_cast<uint64_t>(u) * nt;
+      if (q < packs) buf[u] = xp[q];
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const uint64_t q = b + static_cast<uint64_t>(u) * nt;
+      if (q < packs) pack(buf[u], head + q * V);
+    }
+  }
+  for (uint64_t j = head + packs * V + tid; j < n; j += nt) one(x[j], j);
+}
+
 // Calls f(x[j], j) for the j in [0, n) that belong to thread `tid` of `nt`, with 16-byte loads:
 // a scalar head up to 16-byte alignment, kUnroll independent packs in flight, a scalar tail.
+// Written out, not through visit_packs: that form gave fast_argmin/argmax_u8 48 bytes of scratch
+// on gfx940.
 template <int kUnroll, typename T, typename F>
 HKB_DEVICE void visit_contiguous(const T* x, uint64_t n, uint32_t tid, uint32_t nt, F&& f) {
   constexpr int V = 16 / sizeof(T);
@@ -90,15 +122,34 @@ __device__ void softmax(const T* src, T* dst, int n_cols) {
   const uint32_t nt = block_threads();
   const T* x = src + blockIdx.x * n;
   T* y = dst + blockIdx.x * n;
-  const SoftmaxOp<A> op;
-  SoftmaxPart<A> st{-infinity<A>(), A(0)};
-  visit_contiguous<kUnroll>(x, n, tid, nt, [&](T v, uint64_t) { op.add(st, hkb::widen(v)); });
-  const SoftmaxPart<A> row = block_reduce(st, op);
+  constexpr bool kFast = hkb::is_reduced_float<T>::value;
+  using Op = SoftmaxOp<A, kFast>;
+  SoftmaxPart<A> st = Op{}.identity();
+  auto add = [&](const auto& v) { Op::add_run(st, v); };
+  visit_packs<kUnroll>(
+      x, n, tid, nt,
+      [&](const auto& p, uint64_t) {
+        // Runs of at most 4 values: a whole pack of 2-byte values spilled on gfx906.
+        constexpr int kN = sizeof(p.v) / sizeof(T), kR = kN < 4 ? kN : 4;
+#pragma unroll
+        for (int h = 0; h < kN; h += kR) {
+          A v[kR];
+#pragma unroll
+          for (int k = 0; k < kR; ++k) v[k] = hkb::widen(p.v[h + k]);
+          add(v);
+        }
+      },
+      [&](T x1, uint64_t) {
+        const A v[1] = {hkb::widen(x1)};
+        add(v);
+      });
+  const SoftmaxPart<A> row = block_reduce(st, Op{});
   const A inv = A(1) / row.sum;
   const A m = row.max;
   constexpr int kDepth = sizeof(T) == 2 ? hkb::tuning::kSoftmaxNarrowDepth : kUnroll;
-  map_row_reverse<kDepth>(x, y, n, tid, nt,
-                          [&](T v) { return hkb::narrow<T>(exp_of(hkb::widen(v) - m) * inv); });
+  map_row_reverse<kDepth>(x, y, n, tid, nt, [&](T v) {
+    return hkb::narrow<T>(softmax_exp<kFast>(hkb::widen(v) - m) * inv);
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -113,6 +164,12 @@ template <typename T>
 struct cached_packs {
   static constexpr int value = sizeof(T) == 2 ? 2 : 4;
 };
+// layernorm keeps one pack of 2-byte values (rows of up to 8 * blockDim cached): its second
+// reduction, beta and the bf16 conversions spill two packs under NVIDIA's 32-register cap.
+template <typename T>
+struct layernorm_cached_packs {
+  static constexpr int value = sizeof(T) == 2 ? 1 : cached_packs<T>::value;
+};
 
 template <typename A>
 struct PlusOp {
@@ -122,8 +179,8 @@ struct PlusOp {
 };
 
 // Row access for the norms: the vector path or the scalar one, both with the same thread-to-element
-// mapping in every pass.
-template <typename T>
+// mapping in every pass; the first kCached packs of each thread stay in registers.
+template <typename T, int kCached = cached_packs<T>::value>
 struct NormRow {
   static constexpr int V = 16 / sizeof(T);
   using P = hkb::Pack<T, V>;
@@ -134,7 +191,6 @@ struct NormRow {
   uint64_t n;
   uint32_t tid, nt;
   bool vec;
-  static constexpr int kCached = cached_packs<T>::value;
   P cache[kCached];
 
   HKB_DEVICE NormRow(const T* x_, T* y_, const T* alpha_, const T* beta_, uint64_t n_)
@@ -239,7 +295,8 @@ __device__ void layernorm(const T* src, T* dst, const T* alpha, const T* beta, i
   using A = acc_t<T>;
   if (n_cols <= 0) return;
   const uint64_t n = static_cast<uint64_t>(n_cols);
-  NormRow<T> row(src + blockIdx.x * n, dst + blockIdx.x * n, alpha, beta, n);
+  NormRow<T, layernorm_cached_packs<T>::value> row(src + blockIdx.x * n, dst + blockIdx.x * n,
+                                                   alpha, beta, n);
   A s = 0;
   row.load([&](A v) { s += v; });
   const A mean = block_reduce(s, PlusOp<A>{}) / static_cast<A>(n);

@@ -1,0 +1,332 @@
+// REDUCE's row kernels on a device, with candle's launch geometry unless a test says otherwise:
+// softmax (grid = rows, block (1,32,1)), rmsnorm/layernorm (block 32 below 1024 columns, else
+// 1024) and rope (for_num_elems(el / 2)). Results are held to the CPU references of
+// tests/reference/reduce_ref.hpp under the contract at the top of kernels/reduce.hip.
+#include "gpu/gpu_test.hpp"
+#include "reference/reduce_ref.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace {
+
+using gpu_test::GpuTest;
+
+using FloatTypes = ::testing::Types<hkb::bf16, hkb::f16, float, double>;
+
+uint32_t candle_norm_block(int n_cols) {
+  return n_cols < 1024 ? 32 : 1024;
+}
+
+template <typename T>
+T from(double v) {
+  return ref::from_double<T>(v);
+}
+
+// ---------------------------------------------------------------------------------------------
+// softmax
+
+template <typename T>
+class SoftmaxTest : public GpuTest {
+ protected:
+  // Runs softmax over `rows` x `cols` and checks every element. `block` defaults to candle's
+  // (1, 32, 1).
+  void check(const std::vector<T>& x, size_t rows, int cols, hkb::LaunchConfig cfg,
+             bool in_place = false) {
+    SCOPED_TRACE(seed_note());
+    SCOPED_TRACE("rows " + std::to_string(rows) + " cols " + std::to_string(cols) + " block " +
+                 std::to_string(cfg.block[0]) + "x" + std::to_string(cfg.block[1]) +
+                 (in_place ? " in place" : ""));
+    auto src = device().upload(x);
+    auto dst = device().upload(std::vector<T>(x.size() + 1, gpu_test::poison<T>()));
+    hkb::LaunchArgs args;
+    args.arg(src.ptr()).arg(in_place ? src.ptr() : dst.ptr()).arg(cols);
+    launch(std::string("softmax_") + ref::tag<T>(), cfg, args);
+    const auto got = in_place ? src.download() : dst.download();
+    // Error bound in units of the compute type's eps (first order, u = eps / 2). Each thread folds
+    // its share of the row in order, at most k = ceil(cols / threads) + 3 * V elements (16-byte
+    // packs of V, a scalar head and tail), then the threads' parts meet in L tree levels (a
+    // sequential fold for sizes that are not powers of two). Every element and every level adds
+    // one rounding (u) and may rescale the part so far by exp(max_old - max_new): exp's error
+    // (at most 2 ulp), one product rounding (u) and the rounded argument, at most W * u relative
+    // to the row sum over all of a term's rescales (W: the exp-weighted distance of the entries
+    // to the row max); the term's own exp adds 2 ulp + W * u once. The output exp(x - max) / sum
+    // adds 2 ulp + |x - max| * u for its exp, u for the reciprocal and u for the product.
+    const uint32_t threads = cfg.block[0] * cfg.block[1] * cfg.block[2];
+    const double k = std::ceil(static_cast<double>(cols) / threads) + 3 * (16 / sizeof(T));
+    const double levels = (threads & (threads - 1)) == 0 ? std::log2(static_cast<double>(threads))
+                                                         : static_cast<double>(threads);
+    const double e = ref::compute_eps<T>();
+    size_t bad = 0;
+    for (size_t r = 0; r < rows; ++r) {
+      const T* xr = x.data() + r * cols;
+      const auto want = ref::softmax_row(xr, cols);
+      const double w = ref::softmax_weighted_spread(xr, cols);
+      const double sum_rel = (k + levels) * (3 + w / 2) + 2 + w / 2;
+      double m = -INFINITY;
+      for (int j = 0; j < cols; ++j) m = std::max(m, ref::to_double(xr[j]));
+      for (int j = 0; j < cols; ++j) {
+        const T g = got[r * cols + j];
+        // An infinite distance (a -inf entry) gives exactly 0, which needs no tolerance.
+        const double dist = std::fabs(ref::to_double(xr[j]) - m);
+        const double d = std::isfinite(dist) ? dist : 0;
+        const double tol_rel = (4 + d / 2 + sum_rel) * (1 + 1e-3) * e;
+        if (!ref::close_to(g, want[j], tol_rel * std::fabs(want[j])) && bad++ < 5) {
+          ADD_FAILURE() << "row " << r << " col " << j << ": got " << ref::to_double(g) << " want "
+                        << want[j];
+        }
+      }
+    }
+    EXPECT_EQ(bad, 0u);
+    if (!in_place) {
+      EXPECT_TRUE(ref::same_bits(dst.download()[x.size()], gpu_test::poison<T>()));
+    }
+  }
+  static hkb::LaunchConfig candle(size_t rows) {
+    return hkb::LaunchConfig::make(static_cast<uint32_t>(rows), 1, 1, 1, 32, 1);
+  }
+};
+TYPED_TEST_SUITE(SoftmaxTest, FloatTypes);
+
+TYPED_TEST(SoftmaxTest, RowWidths) {
+  using T = TypeParam;
+  for (int cols : {1, 31, 32, 33, 1023, 1024, 1025, 65537}) {
+    const size_t rows = cols > 4096 ? 2 : 5;
+    this->check(gpu_test::random_vector<T>(this->rng(), rows * cols), rows, cols,
+                this->candle(rows));
+  }
+}
+
+TYPED_TEST(SoftmaxTest, OtherBlockShapesAndInPlace) {
+  using T = TypeParam;
+  const size_t rows = 4;
+  const int cols = 2000;
+  const auto x = gpu_test::random_vector<T>(this->rng(), rows * cols);
+  for (uint32_t bx : {1u, 32u, 64u, 256u, 96u, 1024u}) {
+    this->check(x, rows, cols, hkb::LaunchConfig::make(rows, 1, 1, bx, 1, 1));
+  }
+  this->check(x, rows, cols, hkb::LaunchConfig::make(rows, 1, 1, 2, 16, 1));
+  this->check(x, rows, cols, this->candle(rows), true);
+}
+
+// Huge magnitudes (exp would overflow without subtracting the max), -inf entries (exactly 0), and
+// rows that must come out NaN: a NaN entry, a +inf entry, only -inf.
+TYPED_TEST(SoftmaxTest, SpecialRows) {
+  using T = TypeParam;
+  const double big = std::is_same_v<T, hkb::f16> ? 60000.0
+                     : std::is_same_v<T, double> ? 1e300
+                                                 : 3e38;
+  const int cols = 100;
+  std::vector<std::vector<double>> rows;
+  std::uniform_real_distribution<double> u(-4, 4);
+  auto random_row = [&] {
+    std::vector<double> r(cols);
+    for (auto& v : r) v = u(this->rng());
+    return r;
+  };
+  auto r0 = random_row();
+  for (int j = 0; j < cols; j += 3) r0[j] = big - j;  // overflow unless shifted
+  rows.push_back(r0);
+  auto r1 = random_row();
+  for (int j = 0; j < cols; j += 3) r1[j] = -big;  // exp underflows to exactly 0
+  rows.push_back(r1);
+  auto r2 = random_row();
+  r2[5] = r2[50] = -INFINITY;
+  rows.push_back(r2);
+  auto r3 = random_row();
+  r3[77] = NAN;
+  rows.push_back(r3);
+  auto r4 = random_row();
+  r4[12] = INFINITY;
+  rows.push_back(r4);
+  rows.push_back(std::vector<double>(cols, -INFINITY));
+  std::vector<double> r6(cols, -INFINITY);
+  r6[99] = 3.0;  // a single finite entry: 1 there, 0 elsewhere
+  rows.push_back(r6);
+  std::vector<T> x;
+  for (const auto& r : rows) {
+    for (double v : r) x.push_back(from<T>(v));
+  }
+  this->check(x, rows.size(), cols, this->candle(rows.size()));
+  this->check(x, rows.size(), cols, hkb::LaunchConfig::make(rows.size(), 1, 1, 1024, 1, 1));
+}
+
+// ---------------------------------------------------------------------------------------------
+// rmsnorm / layernorm
+
+template <typename T>
+class NormTest : public GpuTest {
+ protected:
+  // Checks rmsnorm (beta unused) or layernorm over rows x cols with candle's block for the width,
+  // or `block` when given. alpha/beta may be absent (null pointers).
+  void check(bool layer, size_t rows, int cols, bool with_alpha, bool with_beta,
+             uint32_t block = 0) {
+    SCOPED_TRACE(seed_note());
+    const uint32_t bs = block ? block : candle_norm_block(cols);
+    SCOPED_TRACE(std::string(layer ? "layernorm" : "rmsnorm") + " rows " + std::to_string(rows) +
+                 " cols " + std::to_string(cols) + " block " + std::to_string(bs) +
+                 (with_alpha ? " alpha" : " no alpha") + (with_beta ? " beta" : " no beta"));
+    const float eps = 1e-5f;
+    const auto x = gpu_test::random_vector<T>(rng(), rows * cols);
+    const auto alpha = gpu_test::random_vector<T>(rng(), cols);
+    const auto beta = gpu_test::random_vector<T>(rng(), cols);
+    auto src = device().upload(x);
+    auto a = device().upload(alpha);
+    auto b = device().upload(beta);
+    auto dst = device().upload(std::vector<T>(x.size() + 1, gpu_test::poison<T>()));
+    const hkb_devptr a_ptr = with_alpha ? a.ptr() : hkb_devptr{0};
+    const hkb_devptr b_ptr = with_beta ? b.ptr() : hkb_devptr{0};
+    hkb::LaunchArgs args;
+    args.arg(src.ptr()).arg(dst.ptr()).arg(a_ptr);
+    if (layer) args.arg(b_ptr);
+    args.arg(cols).arg(static_cast<int>(bs)).arg(eps);
+    launch(std::string(layer ? "layernorm_" : "rmsnorm_") + ref::tag<T>(),
+           hkb::LaunchConfig::make(static_cast<uint32_t>(rows), 1, 1, bs, 1, 1), args);
+    const auto got = dst.download();
+    const double e = ref::compute_eps<T>();
+    size_t bad = 0;
+    for (size_t r = 0; r < rows; ++r) {
+      const T* xr = x.data() + r * cols;
+      const T* ap = with_alpha ? alpha.data() : nullptr;
+      std::vector<double> want(cols), mag(cols);
+      if (layer) {
+        const auto st = ref::layernorm_stats(xr, cols, eps);
+        for (int j = 0; j < cols; ++j) {
+          const double av = ap ? ref::to_double(ap[j]) : 1.0;
+          const double bv = with_beta ? ref::to_double(beta[j]) : 0.0;
+          want[j] = (ref::to_double(xr[j]) - st.mean) * st.inv * av + bv;
+          // x - mean cancels: the error scales with |x| + |mean| and with the error of the
+          // kernel's mean, a sum of the row's |x| (mean_abs), not with the result.
+          mag[j] = (std::fabs(ref::to_double(xr[j])) + std::fabs(st.mean) + st.mean_abs) * st.inv *
+                       std::fabs(av) +
+                   std::fabs(bv);
+        }
+      } else {
+        want = ref::rmsnorm_row(xr, ap, cols, eps);
+        for (int j = 0; j < cols; ++j) mag[j] = std::fabs(want[j]);
+      }
+      // Mean and variance sums: each thread adds its share of the row in order (at most
+      // cols / block + 16 terms: whole 16-byte packs), then log2(block) tree levels; then the
+      // square root and two products.
+      const double k = 8 + std::log2(static_cast<double>(bs)) + std::ceil(double(cols) / bs) + 16;
+      for (int j = 0; j < cols; ++j) {
+        const T g = got[r * cols + j];
+        if (!ref::close_to(g, want[j], k * e * mag[j]) && bad++ < 5) {
+          ADD_FAILURE() << "row " << r << " col " << j << ": got " << ref::to_double(g) << " want "
+                        << want[j];
+        }
+      }
+    }
+    EXPECT_EQ(bad, 0u);
+    EXPECT_TRUE(ref::same_bits(got[x.size()], gpu_test::poison<T>()));
+  }
+};
+TYPED_TEST_SUITE(NormTest, FloatTypes);
+
+TYPED_TEST(NormTest, RowWidths) {
+  for (int cols : {1, 31, 32, 33, 1023, 1024, 1025, 65537}) {
+    const size_t rows = cols > 4096 ? 2 : 5;
+    this->check(false, rows, cols, true, false);
+    this->check(true, rows, cols, true, true);
+  }
+}
+
+// Aligned rows longer than the per-thread register cache (at most 4 packs x 1024 threads): the
+// tail of the row is read again in the later passes.
+TYPED_TEST(NormTest, RowsLongerThanTheRegisterCache) {
+  const int cols = 5 * 1024 * static_cast<int>(16 / sizeof(TypeParam));
+  this->check(false, 2, cols, true, false);
+  this->check(true, 2, cols, true, true);
+}
+
+TYPED_TEST(NormTest, NullAlphaAndBeta) {
+  for (int cols : {33, 4096}) {
+    this->check(false, 3, cols, false, false);
+    this->check(true, 3, cols, false, false);
+    this->check(true, 3, cols, true, false);
+    this->check(true, 3, cols, false, true);
+  }
+}
+
+TYPED_TEST(NormTest, OtherBlockSizes) {
+  for (uint32_t bs : {1u, 64u, 96u, 256u, 1000u}) {
+    this->check(false, 3, 3000, true, false, bs);
+    this->check(true, 3, 3000, true, true, bs);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// rope
+
+template <typename T>
+class RopeTest : public GpuTest {
+ protected:
+  // variant 0 rope_i, 1 rope, 2 rope_thd, with cos/sin (t, d/2) or (b, t, d/2); `grid` 0 means
+  // candle's for_num_elems(el / 2).
+  void check(int variant, size_t b, size_t h, size_t t, size_t d, bool per_batch,
+             uint32_t grid = 0) {
+    SCOPED_TRACE(seed_note());
+    static const char* names[] = {"rope_i_", "rope_", "rope_thd_"};
+    SCOPED_TRACE(std::string(names[variant]) + " b " + std::to_string(b) + " h " +
+                 std::to_string(h) + " t " + std::to_string(t) + " d " + std::to_string(d) +
+                 (per_batch ? " 3-D cos/sin" : " 2-D cos/sin") + " grid " + std::to_string(grid));
+    const size_t el = b * h * t * d;
+    const size_t tab = (per_batch ? b : 1) * t * (d / 2);
+    const auto x = gpu_test::random_vector<T>(rng(), el);
+    std::uniform_real_distribution<double> u(-1, 1);
+    std::vector<T> cos(tab), sin(tab);
+    for (size_t i = 0; i < tab; ++i) cos[i] = from<T>(u(rng())), sin[i] = from<T>(u(rng()));
+    auto src = device().upload(x);
+    auto c = device().upload(cos);
+    auto s = device().upload(sin);
+    auto dst = device().upload(std::vector<T>(el + 1, gpu_test::poison<T>()));
+    const uint32_t stride_b = per_batch ? static_cast<uint32_t>(h * t * d) : 0;
+    hkb::LaunchArgs args;
+    args.arg(src.ptr()).arg(c.ptr()).arg(s.ptr()).arg(dst.ptr());
+    if (variant == 2) {
+      args.arg(static_cast<uint32_t>(b))
+          .arg(static_cast<uint32_t>(t))
+          .arg(static_cast<uint32_t>(h))
+          .arg(static_cast<uint32_t>(d));
+    } else {
+      args.arg(static_cast<uint32_t>(b * h)).arg(static_cast<uint32_t>(t * d));
+      if (variant == 1) args.arg(static_cast<uint32_t>(d));
+    }
+    args.arg(stride_b);
+    const auto cfg = grid ? hkb::LaunchConfig::make(grid, 1, 1, 256, 1, 1)
+                          : hkb::LaunchConfig::for_num_elems(static_cast<uint32_t>(el / 2));
+    launch(std::string(names[variant]) + ref::tag<T>(), cfg, args);
+    const auto got = dst.download();
+    const auto want = ref::rope(variant, x, cos, sin, b, h, t, d, per_batch);
+    size_t bad = 0;
+    for (size_t i = 0; i < el; ++i) {
+      if (!ref::close_to(got[i], want.value[i], 4 * ref::compute_eps<T>() * want.magnitude[i]) &&
+          bad++ < 5) {
+        ADD_FAILURE() << "element " << i << ": got " << ref::to_double(got[i]) << " want "
+                      << want.value[i];
+      }
+    }
+    EXPECT_EQ(bad, 0u);
+    EXPECT_TRUE(ref::same_bits(got[el], gpu_test::poison<T>()));
+  }
+};
+TYPED_TEST_SUITE(RopeTest, FloatTypes);
+
+TYPED_TEST(RopeTest, TwoAndThreeDimTables) {
+  for (int variant = 0; variant < 3; ++variant) {
+    for (bool per_batch : {false, true}) {
+      this->check(variant, 2, 3, 5, 8, per_batch);
+      this->check(variant, 3, 4, 33, 64, per_batch);
+      this->check(variant, 1, 2, 7, 6, per_batch);
+    }
+  }
+}
+
+TYPED_TEST(RopeTest, SmallGridAndLargeTensor) {
+  for (int variant = 0; variant < 3; ++variant) {
+    this->check(variant, 2, 8, 64, 128, true, 5);
+    this->check(variant, 2, 16, 256, 128, false);  // 2^20 elements
+  }
+}
+
+}  // namespace
