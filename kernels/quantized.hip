@@ -150,14 +150,14 @@ HKB_MMVQ(q6_K, Q6_K)
 #include "quantized/mmq.h"
 #include "quantized/moe.h"
 
-#define HKB_MMQ_KERNEL HKB_GLOBAL void HKB_OCCUPANCY(128, 2)
-
-// MMQ_X, MMQ_Y: candle's tile of columns and rows per GPU block (its grid follows from them).
-#define HKB_MMQ(TAG, F, MMQ_X, MMQ_Y)                                                         \
-  HKB_MMQ_KERNEL mul_mat_##TAG(const void* __restrict__ vx, const void* __restrict__ vy,      \
-                               float* __restrict__ dst, const int ncols_x, const int nrows_x, \
-                               const int ncols_y, const int nrows_y, const int nrows_dst) {   \
-    q::mmq<q::F, MMQ_X, MMQ_Y>(vx, vy, dst, ncols_x, nrows_x, ncols_y, nrows_y, nrows_dst);   \
+// MMQ_X, MMQ_Y: candle's tile of columns and rows per GPU block (its grid follows from them); the
+// NVIDIA register cap is per format (tuning::mmq_blocks_per_sm).
+#define HKB_MMQ(TAG, F, MMQ_X, MMQ_Y)                                                       \
+  HKB_GLOBAL void HKB_OCCUPANCY(128, (q::mmq_blocks_per_sm<q::F, MMQ_X, MMQ_Y>()))          \
+      mul_mat_##TAG(const void* __restrict__ vx, const void* __restrict__ vy,               \
+                    float* __restrict__ dst, const int ncols_x, const int nrows_x,          \
+                    const int ncols_y, const int nrows_y, const int nrows_dst) {            \
+    q::mmq<q::F, MMQ_X, MMQ_Y>(vx, vy, dst, ncols_x, nrows_x, ncols_y, nrows_y, nrows_dst); \
   }
 HKB_MMQ(q4_0, Q4_0, 64, 128)
 HKB_MMQ(q4_1, Q4_1, 64, 128)

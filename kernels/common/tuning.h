@@ -230,15 +230,60 @@ constexpr int kMmvqWideItems = HKB_MMVQ_WIDE_ITEMS;
 #endif
 constexpr int kDmmvValues = HKB_DMMV_VALUES;
 
-// Outputs a thread of mul_mat may own and still take them as 8 rows: q3_K's 128 x 128 tile gives
-// each of the 128 threads 128, and 8 rows of decoded weights beside 128 accumulators pass 256
-// VGPRs (spills on gfx906 and gfx1030), so there a thread takes 4 rows of twice the columns. The
-// 512-register gfx90a/gfx940 keep 8 rows: 4 rows spill there (53 VGPRs on gfx90a).
-#if defined(__gfx90a__) || defined(__gfx940__) || defined(__gfx941__) || defined(__gfx942__)
-constexpr int kMmqFullRowOutputs = 128;
-#else
-constexpr int kMmqFullRowOutputs = 64;
+// MMQ (quantized/mmq.h). Rows of a thread's register tile: 8, and 4 in q6_K's 64 x 64 tile, whose
+// 16 row groups then store runs of 16 consecutive rows (8 x 4 holds as many words).
+constexpr int mmq_thread_rows(int mmq_x, int mmq_y) {
+  return mmq_x == 64 && mmq_y == 64 ? 4 : 8;
+}
+// Columns of q8_1 words a thread with `outputs` accumulators holds at once (8 words each): 8, and
+// 1 beside q3_K's 128 accumulators (2 spill on sm_90, gfx90a and gfx940).
+#ifndef HKB_MMQ_WIDE_COLS
+#define HKB_MMQ_WIDE_COLS 1
 #endif
+#ifndef HKB_MMQ_COLS_HELD
+#define HKB_MMQ_COLS_HELD 8
+#endif
+constexpr int mmq_cols_held(int outputs) {
+  return outputs > 64 ? HKB_MMQ_WIDE_COLS : HKB_MMQ_COLS_HELD;
+}
+// NVIDIA blocks of 128 threads resident per SM (the register cap of mul_mat_*), for a tile of
+// mmq_x x mmq_y with `row_words` words of row data per group: 3 (168 registers) hide more of each
+// block's staging behind the others' work; 2 (255) where 168 spill: formats with a min or
+// sub-scales (two or more row words: q4_1, q5_1, q2_K, q4_K, q5_K) and q3_K's 128 x 128 tile.
+constexpr int mmq_blocks_per_sm(int mmq_x, int mmq_y, int row_words) {
+#ifdef HKB_MMQ_BLOCKS_PER_SM
+  (void)mmq_x, (void)mmq_y, (void)row_words;
+  return HKB_MMQ_BLOCKS_PER_SM;
+#else
+  return row_words == 1 || mmq_x * mmq_y <= 4096 ? 3 : 2;
+#endif
+}
+// Whether a thread of mul_mat_* stages its units of a chunk (a line's 32 values) of a format with
+// `row_words` words of row data unrolled, all its loads in flight at once, or one unit after
+// another. NVIDIA: unrolled (up to 18% faster than an earlier build's loop over the units at 255
+// registers); HKB_MMQ_STAGE_LOOP=1 stages the one-row-word formats (q4_0, q5_0, q8_0, 168
+// registers) unit by unit, where that loop was 6-9% faster (unmeasured in this form:
+// docs/performance-quantized.md). AMD: unit by unit (unrolled spills on gfx906, q3_K on
+// every target). The CPU platform takes both, so that its tests cover them.
+#ifndef HKB_MMQ_STAGE_LOOP
+#define HKB_MMQ_STAGE_LOOP 0
+#endif
+constexpr bool mmq_stage_at_once(int row_words) {
+#if defined(HKB_PLATFORM_CPU)
+  return row_words > 1;
+#elif defined(HKB_PLATFORM_AMD)
+  (void)row_words;
+  return false;
+#else
+  return !(HKB_MMQ_STAGE_LOOP != 0 && row_words == 1);
+#endif
+}
+// Values of k staged per chunk: 128 keeps q3_K's 128 x 128 tile (decoded bytes of both operands
+// and their scale data) within NVIDIA's 48 KiB of static shared memory.
+#ifndef HKB_MMQ_CHUNK_VALUES
+#define HKB_MMQ_CHUNK_VALUES 128
+#endif
+constexpr int kMmqChunkValues = HKB_MMQ_CHUNK_VALUES;
 
 }  // namespace tuning
 }  // namespace hkb

@@ -124,11 +124,11 @@ std::string mmq_name(QType t) {
   return std::string("mul_mat_") + gg::info(t).name;
 }
 
-// One launch of mul_mat_<t> with candle's grid and block; output columns nrows + 3 floats apart
-// (poisoned padding rows between them). Returns the output.
+// One launch of mul_mat_<t> with candle's grid and block, output columns nrows_dst floats apart,
+// q8_1 columns nrows_y values apart (0: candle's k_padded). Returns the output.
 std::vector<float> run_mmq(MmqTest& t, QType type, const std::vector<uint8_t>& w,
                            const std::vector<uint8_t>& y, size_t k, size_t nrows, size_t ncols,
-                           size_t nrows_dst) {
+                           size_t nrows_dst, size_t nrows_y = 0) {
   const Tile tl = tile(type);
   auto dw = t.device().upload(w);
   auto dy = t.device().upload(y);
@@ -141,7 +141,7 @@ std::vector<float> run_mmq(MmqTest& t, QType type, const std::vector<uint8_t>& w
       .arg(static_cast<int>(k))
       .arg(static_cast<int>(nrows))
       .arg(static_cast<int>(ncols))
-      .arg(static_cast<int>(gg::q8_1_padded(k)))
+      .arg(static_cast<int>(nrows_y != 0 ? nrows_y : gg::q8_1_padded(k)))
       .arg(static_cast<int>(nrows_dst));
   const uint32_t gx = static_cast<uint32_t>((nrows + tl.y - 1) / tl.y);
   const uint32_t gy = static_cast<uint32_t>((ncols + tl.x - 1) / tl.x);
@@ -149,9 +149,11 @@ std::vector<float> run_mmq(MmqTest& t, QType type, const std::vector<uint8_t>& w
   return dd.download();
 }
 
-std::vector<const uint8_t*> columns(const std::vector<uint8_t>& y, size_t cols, size_t k) {
+std::vector<const uint8_t*> columns(const std::vector<uint8_t>& y, size_t cols, size_t k,
+                                    size_t nrows_y = 0) {
   std::vector<const uint8_t*> p(cols);
-  for (size_t c = 0; c < cols; ++c) p[c] = y.data() + c * gg::q8_1_padded(k) / 32 * 36;
+  const size_t stride = nrows_y != 0 ? nrows_y : gg::q8_1_padded(k);
+  for (size_t c = 0; c < cols; ++c) p[c] = y.data() + c * stride / 32 * 36;
   return p;
 }
 
@@ -183,6 +185,24 @@ TEST_F(MmqTest, MmqEveryFormatShape) {
       check_mmq(*this, type, ks[j], nrows, ncols);
     }
     ++f;
+  }
+}
+
+// q8_1 columns further apart than k_padded (the kernel reads only the first k values of each),
+// k a few blocks past a multiple of MMQ's k-chunk, rows and columns that fill no tile.
+TEST_F(MmqTest, MmqColumnStride) {
+  for (QType type : kFormats) {
+    const size_t bv = gg::info(type).block_values;
+    const size_t k = bv == 32 ? 4 * 128 + 3 * 32 : 3 * 256, nrows = 77, ncols = 70;
+    const size_t nrows_y = gg::q8_1_padded(k) + 512;
+    SCOPED_TRACE(mmq_name(type) + " k " + std::to_string(k) + " nrows_y " +
+                 std::to_string(nrows_y) + ", " + seed_note());
+    const std::vector<uint8_t> w = weights(type, nrows, k);
+    const std::vector<uint8_t> y =
+        gg::quantize_q8_1_rows(values(ncols, k, -6.0, 3.0).data(), ncols, k, nrows_y);
+    const std::vector<float> out = run_mmq(*this, type, w, y, k, nrows, ncols, nrows + 1, nrows_y);
+    check_products(*this, type, out, nrows + 1, nrows, ncols, w.data(), gg::row_bytes(type, k),
+                   columns(y, ncols, k, nrows_y), k);
   }
 }
 
