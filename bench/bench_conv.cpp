@@ -9,7 +9,14 @@
 // - max_pool2d / avg_pool2d: 8 x 64 x 128 x 128, kernel 2, stride 2.
 // - upsample_bilinear2d: 8 x 64 x 128 x 128 -> 256 x 256 (f32, bf16), and f32 1 x 32 x 512 x 512
 //   -> 1024 x 1024 (outputs wider than the kernel's tap tables), no align_corners, no factors.
-// Bytes: the output written plus the input read once.
+// - conv_transpose2d: 8 x 64 x 32 x 32 -> 8 x 64 x 64 x 64, kernel 64 x 64 x 3 x 3, stride 2,
+//   padding 1, output padding 1 (a decoder's 2x upsampling), f32 and bf16.
+// - conv_transpose1d: 8 x 256 x 512 -> 8 x 256 x 1024, kernel 256 x 256 x 3, stride 2, padding 1,
+//   output padding 1 (candle takes conv_transpose1d, not col2im1d, when padding is nonzero), f32
+//   and bf16.
+// Bytes: the output written plus the input read once (the transposed convolutions: and the
+// kernel); these two are bound by arithmetic, so read their time (bench/torch_baseline.py times
+// PyTorch's on the same shapes).
 #include "bench_common.hpp"
 
 #include <cstdint>
@@ -126,6 +133,58 @@ bench::Row upsample_bilinear_row(const hkb::Device& dev, const std::string& tag,
                      });
 }
 
+// conv_transpose1d (h == 0) or conv_transpose2d over a contiguous `in` and a contiguous kernel
+// (c_in, c_out, k[, k]), dilation 1, under candle's grid over the outputs.
+template <typename T>
+bench::Row conv_transpose_row(const hkb::Device& dev, const std::string& tag, size_t b, size_t c_in,
+                              size_t h, size_t w, size_t c_out, size_t k, size_t stride,
+                              size_t padding, size_t out_padding) {
+  const bool two_d = h != 0;
+  const size_t hh = two_d ? h : 1, kh = two_d ? k : 1;
+  const size_t ho = two_d ? (h - 1) * stride - 2 * padding + k + out_padding : 1;
+  const size_t wo = (w - 1) * stride - 2 * padding + k + out_padding;
+  const size_t src_len = b * c_in * hh * w, k_len = c_in * c_out * kh * k;
+  const size_t n = b * c_out * ho * wo;
+  std::vector<size_t> info;
+  if (two_d) {
+    info = {b,    c_in,  h, w, c_in * h * w,  h * w, w, 1,
+            c_in, c_out, k, k, c_out * k * k, k * k, k, 1};
+  } else {
+    info = {b, c_in, w, c_in * w, w, 1, c_in, c_out, k, c_out * k, k, 1};
+  }
+  struct Set {
+    hkb::DeviceBuffer<T> src, ker, dst;
+  };
+  const auto sets = bench::make_sets<Set>(1.0 * (src_len + k_len + n) * sizeof(T), [&] {
+    Set st{dev.alloc<T>(src_len), dev.alloc<T>(k_len), dev.alloc<T>(n)};
+    bench::fill(dev, st.src, 0x3C);
+    bench::fill(dev, st.ker, 0x3C);
+    return st;
+  });
+  auto d_info = dev.upload(info);
+  const std::string kernel = (two_d ? "conv_transpose2d_" : "conv_transpose1d_") + tag;
+  const hkb::Function fn = bench::function(dev, kernel);
+  const auto cfg = bench::candle_grid(n);
+  const size_t dilation = 1;
+  const double s = bench::time_sets(dev, sets.size(), [&](size_t i) {
+    hkb::LaunchArgs args;
+    args.arg(src_len);
+    if (two_d) {
+      args.arg(wo).arg(ho);
+    } else {
+      args.arg(wo);
+    }
+    args.arg(stride).arg(padding).arg(out_padding).arg(dilation).arg(d_info.ptr());
+    args.arg(sets[i].src.ptr()).arg(sets[i].ker.ptr()).arg(sets[i].dst.ptr());
+    fn.launch(cfg, args);
+  });
+  const std::string shape = std::to_string(b) + "x" + std::to_string(c_in) + "x" +
+                            (two_d ? std::to_string(h) + "x" : "") + std::to_string(w);
+  return {kernel + " " + shape + " k" + std::to_string(k) + " s" + std::to_string(stride) + " p" +
+              std::to_string(padding) + " op" + std::to_string(out_padding),
+          1.0 * (src_len + k_len + n) * sizeof(T), s};
+}
+
 }  // namespace
 
 int main() {
@@ -145,5 +204,9 @@ int main() {
     report.add(upsample_bilinear_row<float>(dev, "f32", feature, 2));
     report.add(upsample_bilinear_row<hkb::bf16>(dev, "bf16", feature, 2));
     report.add(upsample_bilinear_row<float>(dev, "f32", {1, 32, 512, 512}, 2));
+    report.add(conv_transpose_row<float>(dev, "f32", 8, 64, 32, 32, 64, 3, 2, 1, 1));
+    report.add(conv_transpose_row<hkb::bf16>(dev, "bf16", 8, 64, 32, 32, 64, 3, 2, 1, 1));
+    report.add(conv_transpose_row<float>(dev, "f32", 8, 256, 0, 512, 256, 3, 2, 1, 1));
+    report.add(conv_transpose_row<hkb::bf16>(dev, "bf16", 8, 256, 0, 512, 256, 3, 2, 1, 1));
   });
 }

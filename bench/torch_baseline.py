@@ -89,6 +89,26 @@ def main():
         lambda: F.max_pool2d(img, 2, 2))
     row("avg_pool2d 8x64x128x128 k2 s2", img.numel() * 4 * 5 // 4,
         lambda: F.avg_pool2d(img, 2, 2))
+    # conv_transpose as bench_conv.cpp (stride 2, padding 1, output padding 1; bytes: input, kernel
+    # and output once). PyTorch's default lets cuDNN take TF32 for f32 convolutions; the f32 rows
+    # say which setting they ran with.
+    for tf32 in (True, False):
+        torch.backends.cudnn.allow_tf32 = tf32
+        note = " (tf32)" if tf32 else ""
+        for dt, size, tag in ((torch.float32, 4, "f32"), (torch.bfloat16, 2, "bf16")):
+            if dt != torch.float32 and not tf32:
+                continue
+            x2 = torch.randn(8, 64, 32, 32, device=dev).to(dt)
+            k2 = torch.randn(64, 64, 3, 3, device=dev).to(dt)
+            row(f"conv_transpose2d {tag} 8x64x32x32 k3 s2 p1 op1{note if size == 4 else ''}",
+                (x2.numel() + k2.numel() + 8 * 64 * 64 * 64) * size,
+                lambda: F.conv_transpose2d(x2, k2, stride=2, padding=1, output_padding=1))
+            x1 = torch.randn(8, 256, 512, device=dev).to(dt)
+            k1 = torch.randn(256, 256, 3, device=dev).to(dt)
+            row(f"conv_transpose1d {tag} 8x256x512 k3 s2 p1 op1{note if size == 4 else ''}",
+                (x1.numel() + k1.numel() + 8 * 256 * 1024) * size,
+                lambda: F.conv_transpose1d(x1, k1, stride=2, padding=1, output_padding=1))
+    torch.backends.cudnn.allow_tf32 = True
 
     print(f"\nPyTorch {torch.__version__} on {torch.cuda.get_device_name()} "
           f"(device-to-device copy: {copy_bw / 1e9:.1f} GB/s)")

@@ -41,8 +41,8 @@
 //   never fused, so the result does not depend on the compiler's contraction. f16/bf16 round the
 //   f64 result through f32; integers truncate.
 //
-// Layout: each op family is a header of conv/ (direct.h, col1d.h, im2col.h and its strategies,
-// pool.h, upsample.h); this file holds the entry points.
+// Layout: each op family is a header of conv/ (direct.h and its transposed tiles, col1d.h,
+// im2col.h and its strategies, pool.h, upsample.h); this file holds the entry points.
 #include "common/dtype_lists.h"
 #include "conv/col1d.h"
 #include "conv/direct.h"

@@ -122,6 +122,29 @@ constexpr uint32_t kBilinearBusyPerMP = HKB_BILINEAR_BUSY_PER_MP;
 #define HKB_BILINEAR_TAPS 1024
 #endif
 constexpr uint32_t kBilinearTaps = HKB_BILINEAR_TAPS;
+// Tiles of conv_transpose1d/2d (conv/transpose_tiles.h): a thread's register tile of
+// kConvTThreadCo output channels x kConvTThreadPos positions (16 f32 sums, within the 64
+// registers of a 1024-thread block), 16 thread rows a tile (64 channels: one 1024-thread block
+// then takes 256 positions, 16384 outputs); input channels staged kConvTChunk at a time, two
+// chunks double-buffered (44 KB of f32 with the position table: within NVIDIA's 48 KB static).
+constexpr uint32_t kConvTThreadCo = 4;
+// HKB_CONVT_THREAD_POS=2 halves a tile: more tiles than multiprocessors where 16384-output tiles
+// are about as many as the multiprocessors (the phases' unequal taps then finish unevenly).
+#ifndef HKB_CONVT_THREAD_POS
+#define HKB_CONVT_THREAD_POS 4
+#endif
+constexpr uint32_t kConvTThreadPos = HKB_CONVT_THREAD_POS;
+constexpr uint32_t kConvTRows = 16;
+#ifndef HKB_CONVT_CHUNK
+#define HKB_CONVT_CHUNK 16
+#endif
+constexpr uint32_t kConvTChunk = HKB_CONVT_CHUNK;
+// Strides up to this take the tiles: a tile finds its phase among stride^2 of them.
+constexpr uint64_t kConvTMaxStride = 4;
+// Threads of the f32-summed transposed convolutions a multiprocessor holds (64 registers each:
+// its whole register file at 1024): their busy blocks; the rest of candle's grid leaves on its
+// index alone, since a block that reads the sizes first holds the registers the busy ones wait for.
+constexpr uint32_t kConvTThreadsPerMP = 1024;
 
 // ---------------------------------------------------------------------------------------------
 // Reductions (reduce.hip).

@@ -1,8 +1,11 @@
 // Direct convolutions: conv1d, conv2d, conv_transpose1d, conv_transpose2d, one output a thread
-// (grid-stride), summed in the wide accumulator (dtypes.h).
+// (grid-stride), summed in the wide accumulator (dtypes.h). The transposed ones of f32, f16 and
+// bf16 take the tiles of transpose_tiles.h where they apply, and leave candle's surplus blocks
+// idle.
 #pragma once
 
 #include "common.h"
+#include "transpose_tiles.h"
 
 namespace {
 
@@ -56,18 +59,28 @@ __device__ void conv1d(uint64_t l_out, uint64_t stride, uint64_t padding, uint64
   }
 }
 
-// info as conv1d; kernel is (c_in, c_out, k).
+// info as conv1d; kernel is (c_in, c_out, k). The tiles (transpose_tiles.h) where they apply.
 template <typename T>
 __device__ void conv_transpose1d(uint64_t l_out, uint64_t stride, uint64_t padding,
                                  uint64_t dilation, const size_t* info, const T* src,
                                  const T* kernel, T* dst) {
+  // Blocks past the busy ones leave before any read (the f32-summed dtypes, transpose_tiles.h).
+  const uint32_t busy = convt_tiled_dtype<T>::value ? convt_busy_blocks() : gridDim.x;
+  if (blockIdx.x >= busy) return;
   const size_t* sd = info;
   const size_t* ss = info + 3;
   const size_t* kd = info + 6;
   const size_t* ks = info + 9;
+  if constexpr (convt_tiled_dtype<T>::value) {
+    if (transpose_tiles_apply<T>(3, sd, ss, kd, ks, 1, l_out, stride, padding, dilation)) {
+      conv_transpose_tiles(convt_geom(info, false, 1, l_out, stride, padding), busy, src, kernel,
+                           dst);
+      return;
+    }
+  }
   const uint64_t c_in = sd[1], l_in = sd[2], c_out = kd[1], k_size = kd[2];
-  const uint64_t n = sd[0] * c_out * l_out;
-  for (uint64_t i = hkb::global_thread_index(); i < n; i += hkb::grid_stride()) {
+  const uint64_t n = sd[0] * c_out * l_out, step = static_cast<uint64_t>(busy) * blockDim.x;
+  for (uint64_t i = hkb::global_thread_index(); i < n; i += step) {
     const DivMod t = divmod(i, l_out);
     const DivMod bc = divmod(t.q, c_out);
     hkb::wide_acc_t<T> acc = 0;
@@ -113,16 +126,26 @@ __device__ void conv2d(uint64_t w_out, uint64_t h_out, uint64_t stride, uint64_t
   }
 }
 
-// info as conv2d; kernel (c_in, c_out, h_k, w_k).
+// info as conv2d; kernel (c_in, c_out, h_k, w_k). The tiles (transpose_tiles.h) where they apply.
 template <typename T>
 __device__ void conv_transpose2d(uint64_t w_out, uint64_t h_out, uint64_t stride, uint64_t padding,
                                  uint64_t dilation, const size_t* info, const T* src,
                                  const T* kernel, T* dst) {
+  const uint32_t busy = convt_tiled_dtype<T>::value ? convt_busy_blocks() : gridDim.x;
+  if (blockIdx.x >= busy) return;
   const size_t *sd = info, *ss = info + 4, *kd = info + 8, *ks = info + 12;
+  if constexpr (convt_tiled_dtype<T>::value) {
+    if (transpose_tiles_apply<T>(4, sd, ss, kd, ks, h_out, w_out, stride, padding, dilation)) {
+      conv_transpose_tiles(convt_geom(info, true, h_out, w_out, stride, padding), busy, src, kernel,
+                           dst);
+      return;
+    }
+  }
   const uint64_t c_in = sd[1], h_in = sd[2], w_in = sd[3];
   const uint64_t c_out = kd[1], h_k = kd[2], w_k = kd[3];
   const uint64_t n = sd[0] * c_out * h_out * w_out;
-  for (uint64_t i = hkb::global_thread_index(); i < n; i += hkb::grid_stride()) {
+  const uint64_t step = static_cast<uint64_t>(busy) * blockDim.x;
+  for (uint64_t i = hkb::global_thread_index(); i < n; i += step) {
     const DivMod xw = divmod(i, w_out);
     const DivMod yh = divmod(xw.q, h_out);
     const DivMod bc = divmod(yh.q, c_out);

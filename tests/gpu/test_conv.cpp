@@ -113,6 +113,11 @@ TYPED_TEST(ConvTest, Conv2d) {
   }
 }
 
+std::string grid_note(const hkb::LaunchConfig* cfg) {
+  if (cfg == nullptr) return " candle grid";
+  return " grid " + std::to_string(cfg->grid[0]) + "x" + std::to_string(cfg->block[0]);
+}
+
 struct ConvT1dCase {
   size_t b, c_in, l_in, c_out, k, stride, padding, out_padding, dilation;
 };
@@ -126,15 +131,20 @@ const std::vector<ConvT1dCase> kConvT1dCases = {
 };
 
 template <typename T>
-void check_conv_transpose1d(GpuTest& t, const ConvT1dCase& p, Kind kind) {
-  SCOPED_TRACE(std::string("conv_transpose1d ") + kind_name(kind) + " l" + std::to_string(p.l_in) +
-               " k" + std::to_string(p.k) + " s" + std::to_string(p.stride) + " p" +
-               std::to_string(p.padding) + " op" + std::to_string(p.out_padding) + " d" +
-               std::to_string(p.dilation) + ", " + t.seed_note());
+void check_conv_transpose1d(GpuTest& t, const ConvT1dCase& p, Kind kind,
+                            bool kernel_permuted = false, const hkb::LaunchConfig* cfg = nullptr) {
+  SCOPED_TRACE(std::string("conv_transpose1d ") + kind_name(kind) +
+               (kernel_permuted ? " k-perm" : "") + " b" + std::to_string(p.b) + " cin" +
+               std::to_string(p.c_in) + " cout" + std::to_string(p.c_out) + " l" +
+               std::to_string(p.l_in) + " k" + std::to_string(p.k) + " s" +
+               std::to_string(p.stride) + " p" + std::to_string(p.padding) + " op" +
+               std::to_string(p.out_padding) + " d" + std::to_string(p.dilation) + grid_note(cfg) +
+               ", " + t.seed_note());
   const size_t l_out =
       (p.l_in - 1) * p.stride - 2 * p.padding + p.dilation * (p.k - 1) + p.out_padding + 1;
   const Layout sl = make_layout({p.b, p.c_in, p.l_in}, kind);
-  const Layout kl = Layout::contiguous({p.c_in, p.c_out, p.k});
+  Layout kl = Layout::contiguous({p.c_in, p.c_out, p.k});
+  if (kernel_permuted) kl = make_layout({p.c_in, p.c_out, p.k}, Kind::ChannelsLast);
   const auto src = random_values<T>(t.rng(), sl.storage_size());
   const auto ker = random_values<T>(t.rng(), kl.storage_size());
   const auto want = ref::conv_transpose2d(view4(src, sl, 2), view4(ker, kl, 2), 1, l_out, p.stride,
@@ -144,7 +154,7 @@ void check_conv_transpose1d(GpuTest& t, const ConvT1dCase& p, Kind kind) {
   auto d_info = t.device().upload(concat(sl.info(), kl.info()));
   const size_t n = p.b * p.c_out * l_out;
   const auto got =
-      run<T>(t, "conv_transpose1d", n, n, nullptr, [&](hkb::LaunchArgs& a, hkb_devptr out) {
+      run<T>(t, "conv_transpose1d", n, n, cfg, [&](hkb::LaunchArgs& a, hkb_devptr out) {
         a.arg(sl.numel()).arg(l_out).arg(p.stride).arg(p.padding).arg(p.out_padding);
         a.arg(p.dilation).arg(d_info.ptr()).arg(d_src.ptr(sl.offset)).arg(d_ker.ptr()).arg(out);
       });
@@ -173,11 +183,13 @@ const std::vector<ConvT2dCase> kConvT2dCases = {
 template <typename T>
 void check_conv_transpose2d(GpuTest& t, const ConvT2dCase& p, Kind kind, bool kernel_permuted,
                             const hkb::LaunchConfig* cfg = nullptr) {
-  SCOPED_TRACE(std::string("conv_transpose2d ") + kind_name(kind) + " " + std::to_string(p.h) +
-               "x" + std::to_string(p.w) + " k" + std::to_string(p.hk) + "x" +
+  SCOPED_TRACE(std::string("conv_transpose2d ") + kind_name(kind) +
+               (kernel_permuted ? " k-perm" : "") + " b" + std::to_string(p.b) + " cin" +
+               std::to_string(p.c_in) + " cout" + std::to_string(p.c_out) + " " +
+               std::to_string(p.h) + "x" + std::to_string(p.w) + " k" + std::to_string(p.hk) + "x" +
                std::to_string(p.wk) + " s" + std::to_string(p.stride) + " p" +
-               std::to_string(p.padding) + " d" + std::to_string(p.dilation) + ", " +
-               t.seed_note());
+               std::to_string(p.padding) + " op" + std::to_string(p.out_padding) + " d" +
+               std::to_string(p.dilation) + grid_note(cfg) + ", " + t.seed_note());
   const size_t h_out =
       (p.h - 1) * p.stride - 2 * p.padding + p.dilation * (p.hk - 1) + p.out_padding + 1;
   const size_t w_out =
@@ -207,6 +219,70 @@ TYPED_TEST(ConvTest, ConvTranspose2d) {
       check_conv_transpose2d<TypeParam>(*this, p, kind, kind == Kind::OffsetBroadcast);
     }
   }
+}
+
+// The tiles of the transposed convolutions (kernels/conv/transpose_tiles.h; f32, f16 and bf16 at
+// dilation 1, stride up to 4; the other dtypes and strides run the same cases on the direct path):
+// strides 1 to 3 and 4 and 5 above the kernel (phases without taps write zeros; 5 is past the
+// tiles), padding and output padding, channel counts that are no multiple of the 16-channel chunk
+// or the 64-channel tile (3, 17, 70), more positions than one tile, batch above 1,
+// channels-last, offset+broadcast inputs and non-contiguous kernels, under candle's grid and grids
+// of other shapes: fewer blocks than tiles, blocks that are no multiple of 16 threads (90: 5
+// thread columns, 10 threads without a register tile) and of fewer than 16 (direct path).
+const std::vector<ConvT1dCase> kConvT1dTileCases = {
+    {2, 17, 40, 70, 3, 2, 1, 1, 1},   // the benchmark's taps, partial chunk and channel tiles
+    {3, 3, 100, 5, 5, 3, 2, 0, 1},    // stride 3, few channels
+    {1, 70, 300, 17, 4, 1, 2, 0, 1},  // stride 1: 303 positions, two position tiles
+    {2, 16, 9, 64, 2, 4, 0, 3, 1},    // stride 4 above the kernel: phases 2 and 3 have no tap
+    {1, 4, 6, 3, 3, 5, 1, 0, 1},      // stride 5: the direct path
+};
+const std::vector<ConvT2dCase> kConvT2dTileCases = {
+    {2, 17, 9, 11, 70, 3, 3, 2, 1, 1, 1},   // the benchmark's taps, partial chunk and tiles
+    {1, 3, 7, 6, 3, 3, 3, 1, 1, 0, 1},      // stride 1, padding 1 ("same")
+    {2, 20, 5, 7, 17, 4, 3, 3, 2, 2, 1},    // stride 3, non-square kernel, output padding 2
+    {1, 33, 6, 5, 5, 2, 2, 3, 0, 0, 1},     // stride 3 above the kernel: phases without taps
+    {3, 16, 12, 12, 64, 3, 3, 2, 0, 0, 1},  // whole chunks and tiles, two position tiles a phase
+};
+
+std::vector<hkb::LaunchConfig> tile_grids() {
+  return {hkb::LaunchConfig::make(3, 1, 1, 64, 1, 1), hkb::LaunchConfig::make(2, 1, 1, 90, 1, 1),
+          hkb::LaunchConfig::make(1, 1, 1, 1024, 1, 1), hkb::LaunchConfig::make(5, 1, 1, 8, 1, 1)};
+}
+
+TYPED_TEST(ConvTest, ConvTranspose1dTiles) {
+  const auto grids = tile_grids();
+  for (const auto& p : kConvT1dTileCases) {
+    for (Kind kind : {Kind::Contiguous, Kind::ChannelsLast, Kind::OffsetBroadcast}) {
+      check_conv_transpose1d<TypeParam>(*this, p, kind, kind != Kind::Contiguous);
+    }
+    for (const auto& grid : grids) {
+      check_conv_transpose1d<TypeParam>(*this, p, Kind::ChannelsLast, true, &grid);
+    }
+  }
+}
+
+TYPED_TEST(ConvTest, ConvTranspose2dTiles) {
+  const auto grids = tile_grids();
+  for (const auto& p : kConvT2dTileCases) {
+    for (Kind kind : {Kind::Contiguous, Kind::ChannelsLast, Kind::OffsetBroadcast}) {
+      check_conv_transpose2d<TypeParam>(*this, p, kind, kind != Kind::Contiguous);
+    }
+    for (const auto& grid : grids) {
+      check_conv_transpose2d<TypeParam>(*this, p, Kind::OffsetBroadcast, true, &grid);
+    }
+  }
+}
+
+// The benchmark's shapes, smaller, under candle's grid: 2-D at a quarter of its batch and half its
+// plane (2 x 64 x 16 x 16, 3x3, stride 2, no padding: 139392 outputs in 11 tiles) and 1-D at half
+// the batch and a quarter of the length (4 x 256 x 128, k 3, stride 2: 20 tiles).
+TYPED_TEST(ConvTest, ConvTransposeTilesLarge) {
+  if (sizeof(TypeParam) != 4 && sizeof(TypeParam) != 2) {
+    GTEST_SKIP() << "covered by the 2- and 4-byte types";
+  }
+  check_conv_transpose2d<TypeParam>(*this, {2, 64, 16, 16, 64, 3, 3, 2, 0, 0, 1}, Kind::Contiguous,
+                                    false);
+  check_conv_transpose1d<TypeParam>(*this, {4, 256, 128, 256, 3, 2, 0, 0, 1}, Kind::Contiguous);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -509,6 +585,9 @@ TYPED_TEST(ConvTest, EmptyBatchWritesNothing) {
   check_im2col<T>(*this, {0, 3, 5, 5, 3, 3, 1, 1, 1}, Kind::Contiguous, &cfg);
   check_pool<T>(*this, false, {0, 2, 4, 4, 2, 2, 2, 2}, Kind::Contiguous, nullptr, &cfg);
   check_conv2d<T>(*this, {0, 2, 5, 5, 2, 3, 3, 1, 0, 1}, Kind::Contiguous, false, &cfg);
+  check_conv_transpose2d<T>(*this, {0, 3, 4, 4, 2, 3, 3, 2, 1, 1, 1}, Kind::Contiguous, false,
+                            &cfg);
+  check_conv_transpose1d<T>(*this, {0, 3, 6, 2, 3, 2, 1, 1, 1}, Kind::Contiguous, false, &cfg);
 }
 
 }  // namespace
