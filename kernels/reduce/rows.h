@@ -5,10 +5,11 @@
 
 namespace {
 
-// For the values of x that belong to thread `tid` of `nt`: pack(p, j) for 16-byte packs p of V
-// values from x[j] on, kUnroll independent packs in flight, and one(x[j], j) for the scalar head
-// (up to 16-byte alignment) and tail.
-template <int kUnroll, typename T, typename FP, typename F1>
+// For the values of x that belong to thread `tid` of `nt`, with 16-byte loads (kUnroll independent
+// packs in flight): one(x[j], j) for the scalar head (up to 16-byte alignment) and tail, and for
+// the packs of V values from x[j] on either one(value, index) of each value (kElements) or
+// pack(p, j).
+template <int kUnroll, bool kElements, typename T, typename FP, typename F1>
 HKB_DEVICE void visit_packs(const T* x, uint64_t n, uint32_t tid, uint32_t nt, FP&& pack,
                             F1&& one) {
   constexpr int V = 16 / sizeof(T);
@@ -29,43 +30,25 @@ HKB_DEVICE void visit_packs(const T* x, uint64_t n, uint32_t tid, uint32_t nt, F
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const uint64_t q = b + static_cast<uint64_t>(u) * nt;
-      if (q < packs) pack(buf[u], head + q * V);
+      if (q < packs) {
+        if constexpr (kElements) {
+#pragma unroll
+          for (int k = 0; k < V; ++k) one(buf[u].v[k], head + q * V + k);
+        } else {
+          pack(buf[u], head + q * V);
+        }
+      }
     }
   }
   for (uint64_t j = head + packs * V + tid; j < n; j += nt) one(x[j], j);
 }
 
-// Calls f(x[j], j) for the j in [0, n) that belong to thread `tid` of `nt`, with 16-byte loads:
-// a scalar head up to 16-byte alignment, kUnroll independent packs in flight, a scalar tail.
-// Written out, not through visit_packs: that form gave fast_argmin/argmax_u8 48 bytes of scratch
-// on gfx940.
+// Calls f(x[j], j) for the j in [0, n) that belong to thread `tid` of `nt` (visit_packs). The
+// per-value calls sit in visit_packs' own loop: through a pack callback, fast_argmin/argmax_u8
+// took 48 bytes of scratch on gfx940.
 template <int kUnroll, typename T, typename F>
 HKB_DEVICE void visit_contiguous(const T* x, uint64_t n, uint32_t tid, uint32_t nt, F&& f) {
-  constexpr int V = 16 / sizeof(T);
-  using P = hkb::Pack<T, V>;
-  const uint64_t misalign = (reinterpret_cast<uintptr_t>(x) % 16) / sizeof(T);
-  uint64_t head = misalign == 0 ? 0 : V - misalign;
-  if (head > n) head = n;
-  for (uint64_t j = tid; j < head; j += nt) f(x[j], j);  // head < V, but nt may be smaller
-  const uint64_t packs = (n - head) / V;
-  const P* xp = reinterpret_cast<const P*>(x + head);
-  for (uint64_t b = tid; b < packs; b += static_cast<uint64_t>(kUnroll) * nt) {
-    P buf[kUnroll];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      const uint64_t q = b + static_cast<uint64_t>(u) * nt;
-      if (q < packs) buf[u] = xp[q];
-    }
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      const uint64_t q = b + static_cast<uint64_t>(u) * nt;
-      if (q < packs) {
-#pragma unroll
-        for (int k = 0; k < V; ++k) f(buf[u].v[k], head + q * V + k);
-      }
-    }
-  }
-  for (uint64_t j = head + packs * V + tid; j < n; j += nt) f(x[j], j);
+  visit_packs<kUnroll, true>(x, n, tid, nt, f, f);
 }
 
 // y[j] = f(x[j]) for the j of thread `tid`, last elements first (the end of a row that was just
@@ -126,7 +109,7 @@ __device__ void softmax(const T* src, T* dst, int n_cols) {
   using Op = SoftmaxOp<A, kFast>;
   SoftmaxPart<A> st = Op{}.identity();
   auto add = [&](const auto& v) { Op::add_run(st, v); };
-  visit_packs<kUnroll>(
+  visit_packs<kUnroll, false>(
       x, n, tid, nt,
       [&](const auto& p, uint64_t) {
         // Runs of at most 4 values: a whole pack of 2-byte values spilled on gfx906.
