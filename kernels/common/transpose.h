@@ -127,11 +127,11 @@ __device__ __noinline__ bool map_transposed(uint64_t n, uint64_t num_dims, const
       TI x[kIn];
 #pragma unroll
       for (int u = 0; u < kIn; ++u) {
-        if (u < m) tile_load(TileAt(at[u]), v, in, tid, x[u]);
+        if (static_cast<uint32_t>(u) < m) tile_load(TileAt(at[u]), v, in, tid, x[u]);
       }
 #pragma unroll
       for (int u = 0; u < kIn; ++u) {
-        if (u < m) {  // the same for the whole block
+        if (static_cast<uint32_t>(u) < m) {  // the same for the whole block
           tile[(tid / kTile) * kTilePitch + tid % kTile] = x[u];
           block_sync();
           tile_store(TileAt(at[u]), v, tile, out, tid, f);
