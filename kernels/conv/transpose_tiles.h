@@ -39,23 +39,17 @@ HKB_DEVICE ConvTAxis convt_axis(uint32_t r, uint32_t s, uint32_t pad, uint32_t o
 // path: their register tiles would not fit the 64 registers of a 1024-thread block).
 template <typename T>
 struct convt_tiled_dtype {
-  static constexpr bool value = hkb::is_reduced_float<T>::value;
-};
-template <>
-struct convt_tiled_dtype<float> {
-  static constexpr bool value = true;
+  static constexpr bool value = std::is_same<hkb::wide_acc_t<T>, float>::value;
 };
 
 // The blocks that take work in the kernels of the f32-summed dtypes (tiles or direct, grid-stride
-// over these blocks: any grid is correct): as many as the multiprocessors hold at once
-// (kConvTThreadsPerMP), at most the grid. Computed before any memory read, so that the others
-// (most of candle's grid of a block per 1024 outputs) leave at once.
+// over these blocks: any grid is correct), or 0 in the others: resident_grid_range's blocks,
+// kConvTThreadsPerMP threads a multiprocessor, so that most of candle's grid of a block per 1024
+// outputs leaves on its index alone, before any read.
 HKB_DEVICE uint32_t convt_busy_blocks() {
-  const uint32_t per_mp = blockDim.x >= hkb::tuning::kConvTThreadsPerMP
-                              ? 1u
-                              : hkb::tuning::kConvTThreadsPerMP / blockDim.x;
-  const uint64_t busy = static_cast<uint64_t>(hkb::multiprocessors()) * per_mp;
-  return busy < gridDim.x ? static_cast<uint32_t>(busy) : gridDim.x;
+  static_assert(hkb::tuning::kConvTThreadsPerMP % 1024 == 0, "whole 1024-thread units");
+  const hkb::UnitRange r = hkb::resident_grid_range(hkb::tuning::kConvTThreadsPerMP / 1024);
+  return r.begin == hkb::kIdle ? 0u : static_cast<uint32_t>(r.step / blockDim.x);
 }
 
 HKB_DEVICE bool fits31(uint64_t v) {
