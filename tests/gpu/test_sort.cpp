@@ -2,12 +2,16 @@
 // geometry (grid nrows, block min(ncols_pad, 1024), ncols_pad * 4 bytes of dynamic shared memory)
 // and under smaller blocks. Every row is checked to be a permutation that orders the keys (any
 // order among equal keys passes that check); the documented stable tie order and NaN placement are
-// checked apart. Rows sit before a poisoned guard so writes past the last row are caught.
+// checked apart. Rows sit before a poisoned guard so writes past the last row are caught. The
+// widths and block sizes reach each of the kernel's paths (kernels/sort.hip, sort/network.h): a
+// row in part of one wave, in one wave, in whole waves with trips through shared memory at 4, 8
+// and 16 slots a thread, and the shared-memory network of small blocks.
 #include "gpu/gpu_test.hpp"
 #include "reference/sort_ref.hpp"
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <optional>
 
@@ -66,6 +70,46 @@ class SortTest : public GpuTest {
     return v;
   }
 
+  // NaNs of every sign and payload (quiet and signalling) as raw bits, for the float dtypes.
+  static std::vector<T> nans() {
+    std::vector<T> v;
+    if constexpr (std::is_same_v<T, float>) {
+      for (const uint32_t b : {0x7FC00000u, 0xFFC00000u, 0x7F800001u, 0xFFFFFFFFu, 0x7FC00123u}) {
+        float f;
+        std::memcpy(&f, &b, 4);
+        v.push_back(f);
+      }
+    } else if constexpr (std::is_same_v<T, double>) {
+      for (const uint64_t b : {0x7FF8000000000000ull, 0xFFF8000000000000ull, 0x7FF0000000000001ull,
+                               0xFFFFFFFFFFFFFFFFull}) {
+        double d;
+        std::memcpy(&d, &b, 8);
+        v.push_back(d);
+      }
+    } else if constexpr (std::is_same_v<T, hkb::bf16>) {
+      for (const uint16_t b : {0x7FC0, 0xFFC0, 0x7F81, 0xFFFF}) v.push_back(hkb::bf16{b});
+    } else if constexpr (std::is_same_v<T, hkb::f16>) {
+      for (const uint16_t b : {0x7E00, 0xFE00, 0x7C01, 0xFFFF}) v.push_back(hkb::f16{b});
+    }
+    return v;
+  }
+
+  // Every row of `got` is the documented stable argsort of the same row of `x`.
+  static void expect_stable(const std::vector<T>& x, const std::vector<uint32_t>& got, size_t nrows,
+                            size_t ncols, bool ascending) {
+    for (size_t r = 0; r < nrows; ++r) {
+      const std::string err =
+          ref::check_argsort(x.data() + r * ncols, got.data() + r * ncols, ncols, ascending);
+      ASSERT_TRUE(err.empty()) << "row " << r << ": " << err;
+      const std::vector<uint32_t> stable =
+          ref::stable_argsort(x.data() + r * ncols, ncols, ascending);
+      for (size_t i = 0; i < ncols; ++i) {
+        ASSERT_EQ(got[r * ncols + i], stable[i])
+            << "row " << r << " is ordered but leaves the stable tie order at entry " << i;
+      }
+    }
+  }
+
   // Launches over `nrows` rows of `ncols`; candle's geometry unless `block` / `shared` are given.
   // Returns the nrows * ncols results; the guard after them is checked here.
   std::vector<uint32_t> run(const std::vector<T>& x, size_t nrows, int ncols, int ncols_pad,
@@ -98,41 +142,111 @@ class SortTest : public GpuTest {
                  std::to_string(ncols) +
                  (block ? " block " + std::to_string(*block) : std::string(" candle geometry")));
     SCOPED_TRACE(seed_note());
-    const std::vector<T> x = keys(nrows * ncols);
+    check_rows(keys(nrows * ncols), nrows, ncols, ascending, block);
+  }
+
+  // Given rows, candle's geometry unless `block` is given; ordered permutation and stable order.
+  void check_rows(const std::vector<T>& x, size_t nrows, uint32_t ncols, bool ascending,
+                  std::optional<uint32_t> block = std::nullopt) {
     const std::vector<uint32_t> got = run(x, nrows, static_cast<int>(ncols),
                                           static_cast<int>(next_pow2(ncols)), ascending, block);
-    for (size_t r = 0; r < nrows; ++r) {
-      const std::string err =
-          ref::check_argsort(x.data() + r * ncols, got.data() + r * ncols, ncols, ascending);
-      ASSERT_TRUE(err.empty()) << "row " << r << ": " << err;
-      const std::vector<uint32_t> stable =
-          ref::stable_argsort(x.data() + r * ncols, ncols, ascending);
-      ASSERT_TRUE(std::equal(stable.begin(), stable.end(), got.begin() + r * ncols))
-          << "row " << r << " is ordered but not in the documented stable tie order";
-    }
+    expect_stable(x, got, nrows, ncols, ascending);
   }
 };
 
 TYPED_TEST_SUITE(SortTest, SortTypes);
 
-// ncols 1, powers of two and their neighbours, a wide row of 5000 (ncols_pad 8192, 32 KiB of
-// shared memory, eight slots per thread), and many short rows.
+// ncols 1, powers of two and their neighbours, rows around a wave's lanes (31, 33) and around
+// 1024 (the first rows whose network goes through shared memory), ncols_pad 2048 and 4096 (4 slots
+// a thread), 4097 and 5000 (ncols_pad 8192, 8 slots a thread), and many short rows.
 TYPED_TEST(SortTest, Widths) {
   for (const bool asc : {true, false}) {
-    for (const uint32_t ncols : {1u, 2u, 3u, 5u, 16u, 100u, 1000u, 1024u, 1025u, 2047u, 5000u}) {
+    for (const uint32_t ncols : {1u, 2u, 3u, 5u, 16u, 31u, 33u, 100u, 129u, 1000u, 1024u, 1025u,
+                                 2047u, 3000u, 4097u, 5000u}) {
       this->check(3, ncols, asc);
     }
     this->check(300, 7, asc);
   }
 }
 
-// Blocks smaller than candle's (one thread, a non-power-of-two count, a few waves): each thread
-// walks several slots, and the barriers still separate the stages.
-TYPED_TEST(SortTest, SmallerBlocks) {
+// ncols_pad 16384 under candle's geometry: 16 slots a thread (f64 and i64: the shared-memory
+// network), ascending and descending, and a row just past 8192.
+TYPED_TEST(SortTest, WidestRows) {
   for (const bool asc : {true, false}) {
-    this->check(2, 1000, asc, 1);
-    this->check(2, 1000, asc, 96);
-    this->check(2, 5000, asc, 128);
+    this->check(2, 16384, asc);
+    this->check(1, 8193, asc);
+  }
+}
+
+// Blocks other than candle's. Smaller: one thread, fewer threads than a wave (16, 20), a
+// non-power-of-two count (48, 96), a few waves; each reaches a different split of the row (8 or
+// 16 slots a thread in one wave or in several, or the shared-memory network). Larger than the
+// row: the threads past the row's workers leave at once.
+TYPED_TEST(SortTest, OtherBlocks) {
+  struct Case {
+    uint32_t ncols, block;
+  };
+  for (const bool asc : {true, false}) {
+    for (const Case c : {Case{1000, 1}, Case{100, 16}, Case{100, 20}, Case{200, 32}, Case{500, 32},
+                         Case{1000, 48}, Case{1000, 64}, Case{1000, 96}, Case{4097, 512},
+                         Case{5000, 128}, Case{3, 256}, Case{100, 1024}, Case{1500, 1024}}) {
+      this->check(2, c.ncols, asc, c.block);
+    }
+  }
+}
+
+// Rows where every key ties (one value, -0.0 and +0.0 mixed, or NaNs of every payload): the
+// stable order is the identity in both directions, through every layout of the network.
+TYPED_TEST(SortTest, AllEqualRows) {
+  using T = TypeParam;
+  SCOPED_TRACE(this->seed_note());
+  std::vector<std::vector<T>> fills;
+  if constexpr (ref::is_float_v<T>) {
+    fills.push_back({ref::from_double<T>(1.5)});
+    fills.push_back({ref::from_double<T>(-0.0), ref::from_double<T>(0.0)});
+    fills.push_back(this->nans());
+  } else {
+    fills.push_back({static_cast<T>(7)});
+    fills.push_back({std::numeric_limits<T>::max()});
+    fills.push_back({std::numeric_limits<T>::min()});
+  }
+  for (const std::vector<T>& fill : fills) {
+    for (const uint32_t ncols : {33u, 1000u, 4097u, 16384u}) {
+      std::vector<T> x(ncols);
+      for (auto& v : x) v = fill[this->rng()() % fill.size()];
+      for (const bool asc : {true, false}) {
+        SCOPED_TRACE("ncols " + std::to_string(ncols) + (asc ? " asc" : " desc"));
+        this->check_rows(x, 1, ncols, asc);
+      }
+    }
+  }
+}
+
+// Rows of special values only: NaNs of every sign and payload, +-inf, -0.0 and +0.0, and the
+// extremes of the integer dtypes, with heavy ties, across the layouts.
+TYPED_TEST(SortTest, SpecialValueRows) {
+  using T = TypeParam;
+  SCOPED_TRACE(this->seed_note());
+  std::vector<T> pool;
+  if constexpr (ref::is_float_v<T>) {
+    pool = this->nans();
+    for (const double v : {std::numeric_limits<double>::infinity(),
+                           -std::numeric_limits<double>::infinity(), -0.0, 0.0, -1.0, 1.0}) {
+      pool.push_back(ref::from_double<T>(v));
+    }
+  } else {
+    pool = {std::numeric_limits<T>::max(), std::numeric_limits<T>::min(), static_cast<T>(0),
+            static_cast<T>(1)};
+    if constexpr (std::is_signed_v<T>) pool.push_back(static_cast<T>(-1));
+  }
+  for (const uint32_t ncols : {9u, 31u, 1000u, 4097u}) {
+    std::vector<T> x(3 * size_t{ncols});
+    for (auto& v : x) v = pool[this->rng()() % pool.size()];
+    for (const bool asc : {true, false}) {
+      SCOPED_TRACE("ncols " + std::to_string(ncols) + (asc ? " asc" : " desc"));
+      this->check_rows(x, 3, ncols, asc);
+      this->check_rows(x, 3, ncols, asc, 64u);
+    }
   }
 }
 
@@ -199,7 +313,7 @@ TYPED_TEST(SortTest, WidthLimit) {
     const std::vector<T> x = this->keys(ncols);
     const std::vector<uint32_t> got =
         this->run(x, 1, static_cast<int>(ncols), static_cast<int>(ncols), true);
-    EXPECT_EQ(ref::check_argsort(x.data(), got.data(), ncols, true), "");
+    this->expect_stable(x, got, 1, ncols, true);
   }
   {
     const uint32_t ncols = 16385;

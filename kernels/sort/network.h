@@ -1,0 +1,298 @@
+// The register bitonic network: a row of ncols_pad slots held E to a thread by ncols_pad / E
+// threads ("workers"), every compare-exchange on one position bit. Under a layout, position p's
+// bits are register bits (a thread's E slots, exchanged within the thread), lane bits (exchanged
+// with wave shuffles) or wave bits (exchanged through shared memory). Level h compares bits h down
+// to 0, so the low bits, compared most often, are register bits.
+//
+// Layouts (R = log E register bits, K = log wave lane bits). The row layout holds p = t * E + e:
+// register bits [0, R), lane bits [R, R + K), wave bits above; loads, stores and every stage on a
+// bit below R + K run in it. A level h >= R + K reaches wave bits: its window layout keeps the
+// register bits and makes bits [h - K + 1, h] the lane bits, which covers every wave bit since
+// a 1024-thread block has at most K wave bits. The level's first K stages run in the window, the
+// rest (bits h - K down to 0, all below R + K) back in the row layout: two trips through shared
+// memory per such level.
+#pragma once
+
+#include "keys.h"
+
+namespace {
+
+template <int N>
+constexpr int sort_log2() {
+  return N <= 1 ? 0 : 1 + sort_log2<N / 2>();
+}
+
+HKB_DEVICE int sort_log2(uint32_t n) {
+  int log = 0;
+  while ((1u << log) < n) ++log;
+  return log;
+}
+
+// Shared memory word of position p in a trip between layouts. Register bits [0, R) form a field of
+// their own, so both layouts address a thread's slots as one base plus immediates. The row
+// layout's lanes fall on consecutive words; the lane index is XORed with the wave index so that a
+// window's lanes (the row's upper lane bits and lower wave bits) fall on distinct banks too.
+template <int E>
+HKB_DEVICE uint32_t sort_word(uint32_t p) {
+  constexpr int kRegBits = sort_log2<E>();
+  constexpr int kLaneBits = sort_log2<HKB_WAVE_SIZE>();
+  const uint32_t e = p & (E - 1);
+  const uint32_t lane = (p >> kRegBits) & (HKB_WAVE_SIZE - 1);
+  const uint32_t wave = p >> (kRegBits + kLaneBits);
+  return ((wave * E + e) << kLaneBits) | (lane ^ (wave & (HKB_WAVE_SIZE - 1)));
+}
+
+// Exchange with the lane `mask` apart. Whole: every lane of the wave takes part; otherwise only
+// lanes [0, width) do (a row shorter than a wave).
+template <bool Whole, typename S>
+HKB_DEVICE S lane_partner(const S& v, int mask, int width) {
+  S o = v;
+#pragma unroll
+  for (int i = 0; i < SlotWords<S>::kCount; ++i) {
+    const uint32_t w = SlotWords<S>::get(v, i);
+    SlotWords<S>::set(
+        o, i, Whole ? hkb::shfl_xor(w, mask, HKB_WAVE_SIZE) : hkb::shfl_xor_first(w, mask, width));
+  }
+  return o;
+}
+
+// a < b ? a : b and the other, word by word (a select of whole structs keeps them in memory on
+// AMD).
+template <typename S>
+HKB_DEVICE void slot_pick(S& out, bool first, const S& a, const S& b) {
+#pragma unroll
+  for (int i = 0; i < SlotWords<S>::kCount; ++i) {
+    SlotWords<S>::set(out, i, first ? SlotWords<S>::get(a, i) : SlotWords<S>::get(b, i));
+  }
+}
+
+// One lane stage on lane bit i: every slot against the same slot of the lane 2^i apart; bit i of
+// keep_larger_bits says whether this lane keeps the larger of the two.
+template <bool Whole, int E, typename S>
+HKB_DEVICE void lane_stage(S (&v)[E], int i, int width, uint32_t keep_larger_bits) {
+  const bool keep_larger = ((keep_larger_bits >> i) & 1u) != 0;
+#pragma unroll
+  for (int e = 0; e < E; ++e) {
+    const S o = lane_partner<Whole>(v[e], 1 << i, width);
+    slot_pick(v[e], slot_less(o, v[e]) == keep_larger, v[e], o);
+  }
+}
+
+// The stages of level h (pairs ascending where bit h + 1 of p is clear) on position bits `top`
+// down to `bottom`, for slots at p = base | e whose lane bit i sits at position bit lane_pos + i;
+// `lane` is the thread's lane among `width` working lanes.
+template <bool Whole, int E, typename S>
+HKB_DEVICE void sort_stages(S (&v)[E], uint32_t base, int lane_pos, int h, int top, int bottom,
+                            uint32_t lane, int width, int lane_bits) {
+  constexpr int kRegBits = sort_log2<E>();
+  // Bit h + 1 lies above every lane stage's bit, so a lane stage's direction is the thread's own.
+  const uint32_t base_dir = (base >> (h + 1)) & 1u;
+  // Bit i: whether this lane keeps the larger slot of its pair (the upper lane of an ascending
+  // pair, the lower of a descending one); one value, not one per lane bit across the levels.
+  const uint32_t keep_larger_bits = lane ^ (0u - base_dir);
+  const int lane_top = min(top - lane_pos, lane_bits - 1);
+  const int lane_bottom = bottom > lane_pos ? bottom - lane_pos : 0;
+  if constexpr (Whole) {
+    // Unrolled with uniform guards: a runtime loop costs NVIDIA registers here.
+#pragma unroll
+    for (int i = sort_log2<HKB_WAVE_SIZE>() - 1; i >= 0; --i) {
+      if (i <= lane_top && i >= lane_bottom) lane_stage<true>(v, i, width, keep_larger_bits);
+    }
+  } else {
+    // A loop: unrolled, AMD would keep the partner index of every lane bit for a runtime width.
+#pragma unroll 1
+    for (int i = lane_top; i >= lane_bottom; --i) lane_stage<false>(v, i, width, keep_larger_bits);
+  }
+#pragma unroll
+  for (int r = kRegBits - 1; r >= 0; --r) {
+    if (r > top || r < bottom) continue;
+#pragma unroll
+    for (int e = 0; e < E; ++e) {
+      if ((e >> r) & 1) continue;
+      const int f = e | (1 << r);
+      // Bit h + 1 of base | e: the thread's bit or a register bit (h + 1 < R), never both.
+      const bool dir = (base_dir ^ ((static_cast<uint32_t>(e) >> (h + 1)) & 1u)) != 0;
+      const bool keep = slot_less(v[e], v[f]) != dir;
+      const S a = v[e];
+      slot_pick(v[e], keep, a, v[f]);
+      slot_pick(v[f], keep, v[f], a);
+    }
+  }
+}
+
+// One trip of 32-bit values, get(e) of every worker's slots, from the layout whose slot 0 sits
+// at position `from` to the one at `to` (slot e at position + e in both): ncols_pad words hold
+// one value of every slot.
+template <int E, typename Get, typename Set>
+HKB_DEVICE void sort_trip_words(uint32_t* shared, uint32_t from, uint32_t to, Get get, Set set) {
+  const uint32_t src = sort_word<E>(from), dst = sort_word<E>(to);
+  hkb::block_sync();
+#pragma unroll
+  for (int e = 0; e < E; ++e) shared[src + e * HKB_WAVE_SIZE] = get(e);
+  hkb::block_sync();
+#pragma unroll
+  for (int e = 0; e < E; ++e) set(e, shared[dst + e * HKB_WAVE_SIZE]);
+}
+
+// The same for 64-bit values (E >= 2), half of every thread's slots a trip (register bit R - 1
+// clear, then set): ncols_pad words hold 64 bits of half the slots, and a value stays one
+// register pair.
+template <int E, typename Get, typename Set>
+HKB_DEVICE void sort_trip_pairs(uint32_t* shared, uint32_t from, uint32_t to, Get get, Set set) {
+  constexpr int kHalf = E / 2;
+  uint64_t* pairs = reinterpret_cast<uint64_t*>(shared);
+  // Positions with bit R - 1 removed: the layout of the half-row.
+  const uint32_t src = sort_word<kHalf>(from >> 1), dst = sort_word<kHalf>(to >> 1);
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {
+    hkb::block_sync();
+#pragma unroll
+    for (int e = 0; e < kHalf; ++e) pairs[src + e * HKB_WAVE_SIZE] = get(half * kHalf + e);
+    hkb::block_sync();
+#pragma unroll
+    for (int e = 0; e < kHalf; ++e) set(half * kHalf + e, pairs[dst + e * HKB_WAVE_SIZE]);
+  }
+}
+
+template <int E>
+HKB_DEVICE void sort_trip_u64(uint64_t (&v)[E], uint32_t* shared, uint32_t from, uint32_t to) {
+  if constexpr (E >= 2) {
+    sort_trip_pairs<E>(
+        shared, from, to, [&](int e) { return v[e]; }, [&](int e, uint64_t x) { v[e] = x; });
+  } else {
+    sort_trip_words<E>(
+        shared, from, to, [&](int e) { return static_cast<uint32_t>(v[e]); },
+        [&](int e, uint32_t w) { v[e] = (v[e] & 0xFFFFFFFF00000000ull) | w; });
+    sort_trip_words<E>(
+        shared, from, to, [&](int e) { return static_cast<uint32_t>(v[e] >> 32); },
+        [&](int e, uint32_t w) { v[e] = (v[e] & 0xFFFFFFFFull) | uint64_t{w} << 32; });
+  }
+}
+
+// Moves every worker's slots from the layout whose slot 0 sits at position `from` to the one at
+// `to`, through shared memory.
+template <int E>
+HKB_DEVICE void sort_relayout(uint32_t (&v)[E], uint32_t* shared, uint32_t from, uint32_t to) {
+  sort_trip_words<E>(
+      shared, from, to, [&](int e) { return v[e]; }, [&](int e, uint32_t w) { v[e] = w; });
+}
+template <int E>
+HKB_DEVICE void sort_relayout(uint64_t (&v)[E], uint32_t* shared, uint32_t from, uint32_t to) {
+  sort_trip_u64(v, shared, from, to);
+}
+template <int E>
+HKB_DEVICE void sort_relayout(Wide (&v)[E], uint32_t* shared, uint32_t from, uint32_t to) {
+  uint64_t keys[E];
+#pragma unroll
+  for (int e = 0; e < E; ++e) keys[e] = v[e].key;
+  sort_trip_u64(keys, shared, from, to);
+  sort_trip_words<E>(
+      shared, from, to, [&](int e) { return v[e].col; }, [&](int e, uint32_t w) { v[e].col = w; });
+#pragma unroll
+  for (int e = 0; e < E; ++e) v[e].key = keys[e];
+}
+
+// Rows are addressed from the kernel's pointers where they are used, so that no row pointer stays
+// in registers through the network.
+HKB_DEVICE uint64_t sort_row_start(uint32_t ncols) {
+  return static_cast<uint64_t>(blockIdx.x) * ncols;
+}
+
+template <bool Ascending, int E, typename T, typename S>
+HKB_DEVICE void sort_load(S (&v)[E], const T* x, uint32_t ncols, uint32_t base) {
+  const T* row = x + sort_row_start(ncols);
+#pragma unroll
+  for (int e = 0; e < E; ++e) {
+    // Past the row: read its last column (no branch) and keep the padding slot.
+    const uint32_t p = base + e;
+    S pad_slot;
+    padding_slot(pad_slot, p);
+    make_slot<Ascending>(v[e], sort_key(row[p < ncols ? p : ncols - 1]), p);
+    slot_pick(v[e], p < ncols, v[e], pad_slot);
+  }
+}
+
+template <int E, typename S>
+HKB_DEVICE void sort_store(const S (&v)[E], uint32_t* dst, uint32_t ncols, uint32_t base) {
+  uint32_t* out = dst + sort_row_start(ncols);
+#pragma unroll
+  for (int e = 0; e < E; ++e) {
+    const uint32_t p = base + e;
+    if (p < ncols) out[p] = slot_column(v[e]);
+  }
+}
+
+// A row of at most one wave of workers: every bit is local, no barrier.
+template <bool Ascending, int E, typename T>
+HKB_DEVICE void sort_row_in_wave(const T* x, uint32_t* dst, uint32_t ncols, uint32_t workers,
+                                 int pad_bits) {
+  constexpr int kRegBits = sort_log2<E>();
+  const uint32_t t = threadIdx.x;
+  const uint32_t base = t * E;
+  slot_t<T> v[E];
+  sort_load<Ascending>(v, x, ncols, base);
+  const int lane_bits = pad_bits - kRegBits;
+#pragma unroll 1
+  for (int h = 0; h < pad_bits; ++h) {
+    sort_stages<false>(v, base, kRegBits, h, h, 0, t, static_cast<int>(workers), lane_bits);
+  }
+  sort_store(v, dst, ncols, base);
+}
+
+// A row of whole waves of workers (at most 1024 threads).
+template <bool Ascending, int E, typename T>
+HKB_DEVICE void sort_row_in_block(const T* x, uint32_t* dst, uint32_t ncols, int pad_bits,
+                                  uint32_t* shared) {
+  constexpr int kRegBits = sort_log2<E>();
+  constexpr int kLaneBits = sort_log2<HKB_WAVE_SIZE>();
+  constexpr int kLocalBits = kRegBits + kLaneBits;
+  const uint32_t t = threadIdx.x;
+  const uint32_t base = t * E;
+  const uint32_t lane = t % HKB_WAVE_SIZE;
+  const uint32_t wave = t / HKB_WAVE_SIZE;
+  slot_t<T> v[E];
+  sort_load<Ascending>(v, x, ncols, base);
+#pragma unroll 1
+  for (int h = 0; h < pad_bits; ++h) {
+    int top = h;
+    if (h >= kLocalBits) {
+      // Window of level h: lane bits [h - K + 1, h]; the wave index fills bits [R, h - K + 1)
+      // with its low bits and the bits above h with the rest.
+      const int low = h - kLocalBits + 1;
+      const int lane_pos = h - kLaneBits + 1;
+      const uint32_t window = ((wave & ((1u << low) - 1)) << kRegBits) | (lane << lane_pos) |
+                              ((wave >> low) << (h + 1));
+      sort_relayout(v, shared, base, window);
+      sort_stages<true>(v, window, lane_pos, h, h, lane_pos, lane, HKB_WAVE_SIZE, kLaneBits);
+      sort_relayout(v, shared, window, base);
+      top = h - kLaneBits;
+    }
+    sort_stages<true>(v, base, kRegBits, h, top, 0, lane, HKB_WAVE_SIZE, kLaneBits);
+  }
+  sort_store(v, dst, ncols, base);
+}
+
+// Most slots a thread of a row of one wave holds: 16 beside the block path cost NVIDIA spills,
+// and such rows come only from blocks far smaller than candle's.
+constexpr int kSortMaxWaveItems = 8;
+
+// Sorts row blockIdx.x of x, ncols_pad = E * workers slots (workers a power of two, at most
+// 1024; more than one wave when E > kSortMaxWaveItems), into the first ncols columns of the same
+// row of dst. The other threads of the block leave at once: a barrier waits only for
+// threads that have not exited (NVIDIA from sm_70, AMD per wave, the CPU platform).
+template <bool Ascending, int E, typename T>
+HKB_DEVICE void sort_row_in_registers(const T* x, uint32_t* dst, uint32_t ncols, uint32_t pad,
+                                      uint32_t* shared) {
+  const uint32_t workers = pad / E;
+  if (threadIdx.x >= workers) return;
+  const int pad_bits = sort_log2(pad);
+  if constexpr (E <= kSortMaxWaveItems) {
+    if (workers <= HKB_WAVE_SIZE) {
+      sort_row_in_wave<Ascending, E>(x, dst, ncols, workers, pad_bits);
+      return;
+    }
+  }
+  sort_row_in_block<Ascending, E>(x, dst, ncols, pad_bits, shared);
+}
+
+}  // namespace
