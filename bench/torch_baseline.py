@@ -109,6 +109,21 @@ def main():
                 (x1.numel() + k1.numel() + 8 * 256 * 1024) * size,
                 lambda: F.conv_transpose1d(x1, k1, stride=2, padding=1, output_padding=1))
     torch.backends.cudnn.allow_tf32 = True
+    # argsort of each row as bench_sort.cpp (uniform keys in [-1, 1); bytes: the keys read and u32
+    # indices written once, as hkb counts them): the default and the stable sort.
+    for dt, size, tag in ((torch.float32, 4, "f32"), (torch.bfloat16, 2, "bf16")):
+        for rows_, cols_ in ((1024, 1024), (4096, 4096), (1024, 8192), (512, 16384)):
+            if dt != torch.float32 and cols_ != 4096:
+                continue
+            keys = (torch.rand(rows_, cols_, device=dev) * 2 - 1).to(dt)
+            for stable in (False, True):
+                row(f"argsort {tag} {rows_}x{cols_}{' stable' if stable else ''}",
+                    keys.numel() * (size + 4),
+                    lambda: torch.argsort(keys, dim=-1, stable=stable))
+            if dt == torch.float32 and cols_ == 4096:
+                row(f"argsort descending {tag} {rows_}x{cols_}", keys.numel() * (size + 4),
+                    lambda: torch.argsort(keys, dim=-1, descending=True))
+            del keys
 
     print(f"\nPyTorch {torch.__version__} on {torch.cuda.get_device_name()} "
           f"(device-to-device copy: {copy_bw / 1e9:.1f} GB/s)")
