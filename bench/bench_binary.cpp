@@ -3,7 +3,8 @@
 // path), badd with a row vector ([8192,8192] + [1,8192]) and a column vector ([8192,8192] +
 // [8192,1]) broadcast, lt (u8 output) over contiguous inputs, and badd over a transposed lhs (the
 // general strided path). A broadcast operand counts its 8192 distinct elements. Every row runs
-// again with hkb's tuned configuration (hkb_launch_config_tuned).
+// again with hkb's tuned configuration (hkb_launch_config_tuned). bmaximum (f32, bf16) and bdiv
+// (f32, and f64 over 32M elements) time the ops with NaN rules and a division.
 #include "bench_common.hpp"
 
 #include <cstdint>
@@ -19,10 +20,12 @@ enum class Shape { kContiguous, kRowVector, kColumnVector, kTransposedLhs };
 
 template <typename T, typename TO = T>
 bench::Row binary_row(const hkb::Device& dev, const std::string& op, const std::string& tag,
-                      Shape shape, bench::Geometry g = bench::Geometry::kCandle) {
+                      Shape shape, bench::Geometry g = bench::Geometry::kCandle,
+                      size_t numel = kNumel) {
   // info = [dims, lhs strides, rhs strides]; empty: null info.
   std::vector<size_t> info;
-  const char* label = "64M contiguous";
+  std::string label =
+      numel == kNumel ? "64M contiguous" : std::to_string(numel >> 20) + "M contiguous";
   if (shape == Shape::kRowVector)
     info = {kSide, kSide, kSide, 1, 0, 1}, label = "[8192,8192] + [1,8192]";
   if (shape == Shape::kColumnVector)
@@ -31,12 +34,11 @@ bench::Row binary_row(const hkb::Device& dev, const std::string& op, const std::
     info = {kSide, kSide, 1, kSide, kSide, 1}, label = "[8192,8192]^T + [8192,8192]";
   const bool broadcast = shape == Shape::kRowVector || shape == Shape::kColumnVector;
   // Small positives.
-  const std::vector<bench::Operand> inputs = {{sizeof(T), kNumel, 0x3C},
-                                              {sizeof(T), broadcast ? kSide : kNumel, 0x3D}};
+  const std::vector<bench::Operand> inputs = {{sizeof(T), numel, 0x3C},
+                                              {sizeof(T), broadcast ? kSide : numel, 0x3D}};
   const std::string kernel = op + "_" + tag;
-  return bench::elementwise_row(dev, kernel, label + std::string(bench::geometry_label(g)), kNumel,
-                                2, info, inputs, sizeof(TO),
-                                bench::geometry(dev, kernel, kNumel, g));
+  return bench::elementwise_row(dev, kernel, label + bench::geometry_label(g), numel, 2, info,
+                                inputs, sizeof(TO), bench::geometry(dev, kernel, numel, g));
 }
 
 }  // namespace
@@ -55,6 +57,10 @@ int main() {
       }
       report.add(binary_row<float, uint8_t>(dev, "lt", "f32", Shape::kContiguous, g));
       report.add(binary_row<hkb::bf16, uint8_t>(dev, "lt", "bf16", Shape::kContiguous, g));
+      report.add(binary_row<float>(dev, "bmaximum", "f32", Shape::kContiguous, g));
+      report.add(binary_row<hkb::bf16>(dev, "bmaximum", "bf16", Shape::kContiguous, g));
+      report.add(binary_row<float>(dev, "bdiv", "f32", Shape::kContiguous, g));
+      report.add(binary_row<double>(dev, "bdiv", "f64", Shape::kContiguous, g, kNumel / 2));
     }
   });
 }

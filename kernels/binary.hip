@@ -101,14 +101,17 @@ struct Div {
   }
 };
 
-// f16 / bf16: NaN-propagating, like __hmax_nan / __hmin_nan.
+// f16 / bf16: NaN-propagating, like __hmax_nan / __hmin_nan, on the 16-bit patterns: a NaN is
+// a magnitude above infinity's, and the sign-magnitude bits become ints in the values' order (-0
+// below +0), so no operand goes through a float.
 template <typename T, bool kMax>
 HKB_DEVICE T extremum_propagating_nan(T a, T b) {
-  const float x = hkb::to_float(a), y = hkb::to_float(b);
-  if (x != x || y != y) return T{0x7FFF};
-  const float r = kMax ? max_ignoring_nan(x, y) : min_ignoring_nan(x, y);
-  // r is x or y exactly (the sign of a zero included): return that operand's own bits.
-  return hkb::float_bits(r) == hkb::float_bits(x) ? a : b;
+  constexpr uint32_t kInf = std::is_same<T, hkb::bf16>::value ? 0x7F80u : 0x7C00u;
+  const uint32_t ua = a.bits, ub = b.bits;
+  if ((ua & 0x7FFFu) > kInf || (ub & 0x7FFFu) > kInf) return T{0x7FFF};
+  const int32_t sa = static_cast<int16_t>(a.bits), sb = static_cast<int16_t>(b.bits);
+  const int32_t ka = sa ^ ((sa >> 31) & 0x7FFF), kb = sb ^ ((sb >> 31) & 0x7FFF);
+  return (kMax ? kb > ka : kb < ka) ? b : a;
 }
 
 template <bool kMax>
@@ -192,10 +195,12 @@ __device__ void binary(size_t numel, size_t num_dims, const size_t* info, const 
   constexpr int V = hkb::pack_width<T, TO>::value;
   // Two packs a unit where the 32-register budget holds them without spilling (nvcc 13, sm_90):
   // for 4-byte operands always in strided / broadcast layouts, and for 2- and 4-byte operands in
-  // contiguous ones except in div, maximum and minimum; 2-byte layouts only in add, sub and mul.
-  constexpr bool kHeavy = std::is_same<Op, Div>::value || std::is_same<Op, Extremum<true>>::value ||
-                          std::is_same<Op, Extremum<false>>::value;
+  // contiguous ones except in div and the 4-byte maximum and minimum; 2-byte layouts only in add,
+  // sub, mul, maximum and minimum (whose 2-byte form works on the bits).
   constexpr int kSize = hkb::max_size<T, TO>::value;
+  constexpr bool kHeavy =
+      std::is_same<Op, Div>::value || (kSize != 2 && (std::is_same<Op, Extremum<true>>::value ||
+                                                      std::is_same<Op, Extremum<false>>::value));
   constexpr bool kSameType = std::is_same<T, TO>::value;
   constexpr int VW = kSize == 4 || (kSize == 2 && kSameType && !kHeavy) ? 2 * V : V;
   constexpr int VD = (kSize == 4 || kSize == 2) && !kHeavy ? 2 * V : V;
@@ -205,11 +210,14 @@ __device__ void binary(size_t numel, size_t num_dims, const size_t* info, const 
 
 }  // namespace
 
-// Two 1024-thread blocks per SM need <= 32 registers; 1-byte operands (16 per pack) spill there
-// (nvcc 13, sm_90), so they keep one block per SM.
-#define HKB_BINARY_BLOCKS(T) (sizeof(T) == 1 ? 1 : 2)
+// Two 1024-thread blocks per SM need <= 32 registers; 1-byte operands (16 per pack) and f64
+// division (a called slow path) spill there (nvcc 13, sm_90), so they keep one block per SM.
+template <typename T, typename Op>
+constexpr int binary_blocks() {
+  return sizeof(T) == 1 || (sizeof(T) == 8 && std::is_same<Op, Div>::value) ? 1 : 2;
+}
 #define HKB_BINARY_ENTRY(NAME, T, TO, OP)                                             \
-  HKB_GLOBAL void HKB_OCCUPANCY(1024, HKB_BINARY_BLOCKS(T))                           \
+  HKB_GLOBAL void HKB_OCCUPANCY(1024, (binary_blocks<T, OP>()))                       \
       NAME(const size_t numel, const size_t num_dims, const size_t* dims_and_strides, \
            const T* lhs, const T* rhs, TO* out) {                                     \
     binary<T, TO, OP>(numel, num_dims, dims_and_strides, lhs, rhs, out);              \
