@@ -148,7 +148,10 @@ int main() {
     report.section("REDUCE bf16 (candle geometry)");
     report.add(fast_case<hkb::bf16>(dev, "fast_sum_bf16", rows, cols));
     report.add(fast_case<hkb::bf16>(dev, "fast_max_bf16", rows, cols));
+    report.add(fast_case<hkb::bf16>(dev, "fast_min_bf16", rows, cols));
     report.add(fast_case<hkb::bf16>(dev, "fast_argmax_bf16", rows, cols, sizeof(uint32_t)));
+    // Rows that are not whole packs: the element-wise path.
+    report.add(fast_case<hkb::bf16>(dev, "fast_argmax_bf16", rows, cols - 2, sizeof(uint32_t)));
     report.add(softmax_case<hkb::bf16>(dev, "bf16", rows, icols));
     report.add(softmax_case<float>(dev, "f32", 65536, 128));
     report.add(softmax_case<hkb::bf16>(dev, "bf16", 65536, 128));

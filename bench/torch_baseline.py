@@ -73,6 +73,20 @@ def main():
     row("softmax f32 8192x8192", 2 * m.numel() * 4, lambda: torch.softmax(m, dim=-1, out=sm))
     w = torch.randn(8192, device=dev)
     row("rmsnorm f32 8192x8192", 2 * m.numel() * 4, lambda: F.rms_norm(m, (8192,), w, 1e-5))
+    # fast_min / fast_argmax and bmaximum / bdiv as bench_reduce.cpp and bench_binary.cpp count them.
+    mb = m.to(torch.bfloat16)
+    row("amin last dim bf16 8192x8192", m.numel() * 2, lambda: torch.amin(mb, dim=-1))
+    row("argmax last dim f32 8192x8192", m.numel() * 4, lambda: torch.argmax(m, dim=-1))
+    row("argmax last dim bf16 8192x8192", m.numel() * 2, lambda: torch.argmax(mb, dim=-1))
+    xb = torch.randn(n, device=dev).to(torch.bfloat16)
+    yb = torch.randn(n, device=dev).to(torch.bfloat16)
+    ob = torch.empty_like(xb)
+    row("maximum bf16 64M", 3 * n * 2, lambda: torch.maximum(xb, yb, out=ob))
+    xd = torch.randn(n // 2, device=dev, dtype=torch.float64)
+    yd = torch.rand(n // 2, device=dev, dtype=torch.float64) + 1
+    od = torch.empty_like(xd)
+    row("div f64 32M", 3 * (n // 2) * 8, lambda: torch.div(xd, yd, out=od))
+    del mb, xb, yb, ob, xd, yd, od
     table = torch.randn(32000, 4096, device=dev)
     ids = torch.randint(0, 32000, (8192,), device=dev)
     row("index_select 32000x4096 f32, 8192 ids", 2 * 8192 * 4096 * 4,

@@ -13,12 +13,14 @@
 // reduces with shuffles of that width, a block that is a multiple of the wave reduces per wave and
 // then through shared memory, any other size through shared memory alone (docs/wavefront.md).
 //
-// fast_* work split: blocks [0, min(grid, tuning::kFastBlocks)) each take one chunk of consecutive
+// fast_* work split: the first blocks, those the multiprocessors hold at once
+// (tuning::kFastThreadsPerMP, at most tuning::kFastBlocks), each take one chunk of consecutive
 // outputs (ceil(outputs / blocks)); the other blocks return before reading anything, so candle's
 // grid of one block per output costs only their launch. Contiguous 16-byte aligned rows of whole
 // 16-byte packs (2+ byte types, power-of-two blocks) are read as one coalesced stream per chunk,
-// several rows per pass when a row has fewer packs than the block has threads (aligned
-// power-of-two segments of threads per row), with the next packs in flight across row ends.
+// several rows per pass when a row has fewer packs than the block has threads, or a thread has
+// fewer than tuning::kFastRowPacks of a row (aligned power-of-two segments of threads per row),
+// with the next packs in flight across row ends.
 // Every path reduces tuning::kFastRows rows (or passes) with one barrier (segment_put/finish).
 // fast_* layout: info = [dims, strides] of the source with the reduced dims last (candle's
 // FastReduce order); output o reduces logical elements [o*E, (o+1)*E) with E =

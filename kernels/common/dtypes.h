@@ -54,6 +54,17 @@ HKB_DEVICE int f8_order_key(f8e4m3 v) {
   return (v.bits & 0x80u) != 0 ? -m : m;
 }
 
+// Floats ordered as ints: key(a) < key(b) iff a < b, and -0.0 < +0.0. NaNs land outside the
+// values (positive ones above +inf, negative ones below -inf), so callers place them first. The
+// map is its own inverse: float_order_key(bits_float(key)) gives the bits back.
+HKB_DEVICE int32_t float_order_key(float v) {
+  const int32_t b = static_cast<int32_t>(float_bits(v));
+  return b ^ ((b >> 31) & 0x7FFFFFFF);
+}
+HKB_DEVICE float key_float(int32_t key) {
+  return bits_float(static_cast<uint32_t>(key ^ ((key >> 31) & 0x7FFFFFFF)));
+}
+
 template <typename T>
 HKB_DEVICE T from_float(float v);
 

@@ -162,11 +162,17 @@ constexpr int rope_pairs(bool thd, int bytes) {
 #endif
 }
 
-// Blocks of fast_* that do work; the rest of candle's block-per-output grid leaves at once.
+// Blocks of fast_* that do work: the threads of kFastThreadsPerMP a multiprocessor, at most
+// kFastBlocks; the rest of candle's block-per-output grid leaves at once. Blocks past the ones a
+// multiprocessor holds at once would start after the idle blocks before them retire.
 #ifndef HKB_FAST_BLOCKS
 #define HKB_FAST_BLOCKS 1024
 #endif
 constexpr uint32_t kFastBlocks = HKB_FAST_BLOCKS;
+#ifndef HKB_FAST_THREADS_PER_MP
+#define HKB_FAST_THREADS_PER_MP 2048
+#endif
+constexpr uint32_t kFastThreadsPerMP = HKB_FAST_THREADS_PER_MP;
 // Row passes whose partials a thread keeps before one barrier combines them all.
 #ifndef HKB_FAST_ROWS
 #define HKB_FAST_ROWS 8
@@ -177,13 +183,26 @@ constexpr int kFastRows = HKB_FAST_ROWS;
 #define HKB_FAST_DEPTH 2
 #endif
 constexpr int kFastDepth = HKB_FAST_DEPTH;
+// Packs of each row a thread reads in fast_*'s packed-row path, at least (fewer threads share a
+// row, down to a wave, where the row is long enough): 4- and 8-byte values, 2-byte values.
+#ifndef HKB_FAST_ROW_PACKS
+#define HKB_FAST_ROW_PACKS 2
+#endif
+constexpr int kFastRowPacks = HKB_FAST_ROW_PACKS;
+#ifndef HKB_FAST_ROW_PACKS_NARROW
+#define HKB_FAST_ROW_PACKS_NARROW 4
+#endif
+constexpr int kFastRowPacksNarrow = HKB_FAST_ROW_PACKS_NARROW;
 // 1: the packed-row path adds a pack's values pairwise before the compensated sum.
 #ifndef HKB_FAST_PRESUM
 #define HKB_FAST_PRESUM 1
 #endif
 constexpr bool kFastPresum = HKB_FAST_PRESUM != 0;
 // Packs of 2-byte values in flight: they widen to 8 floats, and a second one spills on NVIDIA.
-constexpr int kFastDepthNarrow = 1;
+#ifndef HKB_FAST_DEPTH_NARROW
+#define HKB_FAST_DEPTH_NARROW 1
+#endif
+constexpr int kFastDepthNarrow = HKB_FAST_DEPTH_NARROW;
 // 16-byte loads a thread has in flight in the row loops of softmax and the norms.
 constexpr int kRowUnroll = 4;
 // The same in softmax's write pass over 2-byte values: four packs are 32 exps in flight, which

@@ -19,6 +19,12 @@ template <typename T>
 constexpr int fast_depth() {
   return sizeof(T) <= 2 ? hkb::tuning::kFastDepthNarrow : hkb::tuning::kFastDepth;
 }
+// Packs a thread reads of each row in the packed-row path, at least, where the row allows it:
+// a segment's reduction is paid once a row and thread.
+template <typename T>
+constexpr int fast_row_packs() {
+  return sizeof(T) <= 2 ? hkb::tuning::kFastRowPacksNarrow : hkb::tuning::kFastRowPacks;
+}
 // Packs in flight per thread in the element-wise contiguous path of fast_* (rows that are not whole
 // packs or not aligned): a 1024-thread block leaves 64 registers per thread on 64-lane CDNA, where
 // two packs of 8 or 16 values with their 64-bit indices do not fit beside the rest of the kernel.

@@ -39,10 +39,11 @@ HKB_DEVICE InnerShape split_inner(uint64_t nd, const size_t* dims, const size_t*
   return s;
 }
 
-// Work split: blocks [0, min(gridDim.x, kFastBlocks)) do the work and the others return before
-// they read anything (candle launches a block per output; a few long-lived blocks keep their loads
-// streaming where a short-lived block per output pays its start and its reduction tail each time).
-// Each working block takes a chunk of consecutive outputs (ceil(outputs / blocks)).
+// Work split: the first blocks, as many as the multiprocessors hold at once (tuning.h), do the work
+// and the others return before they read anything (candle launches a block per output; a few
+// long-lived blocks keep their loads streaming where a short-lived block per output pays its start
+// and its reduction tail each time). Each working block takes a chunk of consecutive outputs
+// (ceil(outputs / blocks)).
 
 // Adds the V values of a pack (elements c, c + 1, ... of the group) to the state.
 template <class Op, typename T, int V>
@@ -65,13 +66,13 @@ HKB_DEVICE void add_pack(const Op& op, typename Op::State& st, const hkb::Pack<T
 }
 
 // Rows [first, first + rows) of a contiguous, 16-byte aligned layout whose rows are P whole
-// packs: together packs [first * P, (first + rows) * P). Item i of thread tid is pack i * nt + tid
-// of that range, so every load of the block is coalesced and one row follows the other. seg =
-// min(P, nt) threads share a row (P a multiple of nt, or P and nt powers of two), each reading
-// P / seg of its packs; kDepth items are loaded ahead of their use, across row boundaries. A pass
-// is nt / seg rows side by side; the segment reductions of kFastRows passes share one barrier
-// (segment_put / segment_finish), while the next packs are in flight. Within a thread the
-// elements of a row come in order. Counts are 32-bit: the caller keeps rows * P below 2^31.
+// packs. seg threads (a power of two dividing nt and P, or P itself below nt) share a row, each
+// reading P / seg of its packs; a pass is nt / seg rows side by side. Item (pass, k) of thread tid
+// is pack k * seg + tid % seg of row pass * (nt / seg) + tid / seg, so every warp load reads
+// consecutive packs. kDepth items are loaded ahead of their use, across row boundaries. The
+// segment reductions of kFastRows passes share one barrier (segment_put / segment_finish), while
+// the next packs are in flight. Within a thread the elements of a row come in order. Counts are
+// 32-bit: the caller keeps rows * P below 2^31.
 template <typename T, class Op, class Store>
 __device__ __noinline__ uint32_t reduce_packed_rows(const T* src, uint32_t P, uint32_t seg,
                                                     uint64_t first, uint32_t rows, Op op,
@@ -86,14 +87,23 @@ __device__ __noinline__ uint32_t reduce_packed_rows(const T* src, uint32_t P, ui
   const uint32_t per_row = P / seg;
   const uint32_t rows_per_pass = nt / seg;
   const uint32_t items = (rows + rows_per_pass - 1) / rows_per_pass * per_row;
-  // Items of this thread inside the range: i * nt + tid < rows * P.
-  const uint32_t limit = rows * P;
-  const uint32_t mine = limit > tid ? (limit - tid + nt - 1) / nt : 0;
-  const Pk* xp = reinterpret_cast<const Pk*>(src) + first * P + tid;
+  // This thread's items are those of its rows below `rows`: a prefix of `mine` items.
+  const uint32_t row0 = tid / seg;
+  const uint32_t mine =
+      rows > row0 ? (rows - row0 + rows_per_pass - 1) / rows_per_pass * per_row : 0;
+  const Pk* xp = reinterpret_cast<const Pk*>(src) + first * P + row0 * P + tid % seg;
+  // Pack offset of the next item to load: seg a step within a row, the other rows of the pass
+  // skipped at the end of one.
+  const uint32_t wrap = (rows_per_pass - 1) * P;
+  uint32_t ld_off = 0, ld_k = 0;
   Pk buf[kDepth] = {};
 #pragma unroll
   for (int u = 0; u < kDepth; ++u) {
-    if (static_cast<uint32_t>(u) < mine) buf[u] = xp[static_cast<uint64_t>(u) * nt];
+    if (static_cast<uint32_t>(u) < mine) {
+      buf[u] = xp[ld_off];
+      ld_off += ++ld_k == per_row ? seg + wrap : seg;
+      ld_k = ld_k == per_row ? 0 : ld_k;
+    }
   }
   auto st = op.init();
   uint32_t j = 0;                        // item within the row
@@ -111,7 +121,11 @@ __device__ __noinline__ uint32_t reduce_packed_rows(const T* src, uint32_t P, ui
       const uint32_t i = i0 + u;
       if (i < items) {
         const Pk cur = buf[u];
-        if (i + kDepth < mine) buf[u] = xp[static_cast<uint64_t>(i + kDepth) * nt];
+        if (i + kDepth < mine) {
+          buf[u] = xp[ld_off];
+          ld_off += ++ld_k == per_row ? seg + wrap : seg;
+          ld_k = ld_k == per_row ? 0 : ld_k;
+        }
         if (i < mine) add_pack(op, st, cur, col + j * col_step);
         if (++j == per_row) {
           segment_put<false>(op.finish(st), op, seg, slot, fast_scratch<Part>(parity), emit);
@@ -141,9 +155,16 @@ template <typename T, class Op, class PackedOp, class Store>
 __device__ void fast_reduce(uint64_t src_numel, uint64_t group, uint64_t nd, const size_t* info,
                             const T* src, const Op& op, const PackedOp& packed_op, Store store) {
   constexpr uint32_t V = 16 / sizeof(T);
-  if (blockIdx.x >= kFastBlocks) return;
+  if (blockIdx.x >= kFastBlocks) return;  // idle on the index alone
+  // Blocks below 1024 threads keep the fixed count: many of them fit a multiprocessor.
+  uint32_t blocks = block_threads() >= 1024
+                        ? hkb::multiprocessors() * (hkb::tuning::kFastThreadsPerMP / 1024)
+                        : kFastBlocks;
+  if (blocks > kFastBlocks) blocks = kFastBlocks;
+  if (blocks > gridDim.x) blocks = gridDim.x;
+  if (blocks == 0) blocks = 1;
+  if (blockIdx.x >= blocks) return;
   const uint64_t n_out = group == 0 ? gridDim.x : (src_numel + group - 1) / group;
-  const uint32_t blocks = gridDim.x < kFastBlocks ? gridDim.x : kFastBlocks;
   // This block's chunk of outputs: [begin, end).
   const uint64_t per_chunk = (n_out + blocks - 1) / blocks;
   const uint64_t begin = blockIdx.x * per_chunk;
@@ -168,6 +189,8 @@ __device__ void fast_reduce(uint64_t src_numel, uint64_t group, uint64_t nd, con
       } else if ((P & (P - 1)) == 0) {
         seg = static_cast<uint32_t>(P);
       }
+      // Fewer threads a row, each with more of its packs, where a segment stays whole waves.
+      while (seg > HKB_WAVE_SIZE && P / seg < static_cast<uint64_t>(fast_row_packs<T>())) seg >>= 1;
     }
     if (seg != 0 && hkb::is_contiguous(nd, dims, strides)) {
       // Pieces of rows * P below 2^31 for reduce_packed_rows' 32-bit counts.
@@ -234,13 +257,23 @@ __device__ void fast_sum(size_t src_numel, size_t group, size_t nd, const size_t
   }
 }
 
+// Floats (f32, f16, bf16) compare as order keys (ops.h), the others as values.
+template <typename T>
+constexpr bool kKeyed = std::is_same<acc_t<T>, float>::value;
+
 template <typename T, bool kMax>
 __device__ void fast_extreme(size_t src_numel, size_t group, size_t nd, const size_t* info,
                              const T* src, T* dst) {
   using A = acc_t<T>;
-  const ExtremeOp<A, kMax> op{kMax ? lowest<T>() : highest<T>()};
-  fast_reduce(src_numel, group, nd, info, src, op, op,
-              [dst](uint64_t o, A r) { dst[o] = hkb::from_acc<T>(r); });
+  if constexpr (kKeyed<T>) {
+    const KeyExtremeOp<kMax> op{hkb::float_order_key(kMax ? lowest<T>() : highest<T>())};
+    fast_reduce(src_numel, group, nd, info, src, op, op,
+                [dst](uint64_t o, int32_t r) { dst[o] = hkb::from_acc<T>(hkb::key_float(r)); });
+  } else {
+    const ExtremeOp<A, kMax> op{kMax ? lowest<T>() : highest<T>()};
+    fast_reduce(src_numel, group, nd, info, src, op, op,
+                [dst](uint64_t o, A r) { dst[o] = hkb::from_acc<T>(r); });
+  }
 }
 
 // Indices are 64-bit in the general paths (any group) and 32-bit in the packed-row path (groups
@@ -249,10 +282,15 @@ template <typename T, bool kMax>
 __device__ void fast_arg(size_t src_numel, size_t group, size_t nd, const size_t* info,
                          const T* src, uint32_t* dst) {
   using A = acc_t<T>;
-  const ArgOp<A, kMax, uint64_t> op{kMax ? lowest<T>() : highest<T>()};
-  const ArgOp<A, kMax, uint32_t> packed_op{op.neutral};
-  fast_reduce(src_numel, group, nd, info, src, op, packed_op,
-              [dst](uint64_t o, auto r) { dst[o] = static_cast<uint32_t>(r.index); });
+  auto store = [dst](uint64_t o, auto r) { dst[o] = static_cast<uint32_t>(r.index); };
+  if constexpr (kKeyed<T>) {
+    fast_reduce(src_numel, group, nd, info, src, KeyArgOp<kMax, uint64_t>{},
+                KeyArgOp<kMax, uint32_t>{}, store);
+  } else {
+    const ArgOp<A, kMax, uint64_t> op{kMax ? lowest<T>() : highest<T>()};
+    const ArgOp<A, kMax, uint32_t> packed_op{op.neutral};
+    fast_reduce(src_numel, group, nd, info, src, op, packed_op, store);
+  }
 }
 
 }  // namespace

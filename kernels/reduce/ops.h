@@ -103,6 +103,56 @@ struct ArgOp {
   HKB_DEVICE V combine(V a, V b) const { return wins(b.value, b.index, a.value, a.index) ? b : a; }
 };
 
+// min / max / argmin / argmax of floats (f32, and f16 / bf16 widened exactly) on order keys
+// (dtypes.h): one integer compare a value where the float compare needs NaN and signed-zero tests.
+// Every NaN takes kNan, past every value on the winning side, so NaN wins and NaNs tie.
+template <bool kMax>
+struct FloatKey {
+  static constexpr int32_t kNan = kMax ? 0x7FFFFFFF : static_cast<int32_t>(0x80000000u);
+  HKB_DEVICE static int32_t of(float x) {
+    return (hkb::float_bits(x) & 0x7FFFFFFFu) > 0x7F800000u ? kNan : hkb::float_order_key(x);
+  }
+  HKB_DEVICE static bool beats(int32_t a, int32_t b) { return kMax ? a > b : a < b; }
+};
+
+template <bool kMax>
+struct KeyExtremeOp {
+  using V = int32_t;
+  using State = int32_t;
+  static constexpr bool kPresum = false;
+  int32_t neutral;  // the key of -inf for max, +inf for min
+  HKB_DEVICE V identity() const { return neutral; }
+  HKB_DEVICE State init() const { return neutral; }
+  HKB_DEVICE void add(State& st, float x, uint64_t) const {
+    st = combine(st, FloatKey<kMax>::of(x));
+  }
+  HKB_DEVICE V finish(State st) const { return st; }
+  HKB_DEVICE V combine(V a, V b) const { return FloatKey<kMax>::beats(b, a) ? b : a; }
+};
+
+// add() takes a thread's values of one group in increasing index (every traversal of fast.h does),
+// so a strictly better key alone replaces the state and the first index among equals stays.
+template <bool kMax, typename I>
+struct KeyArgOp {
+  using V = ArgPart<int32_t, I>;
+  using State = V;
+  static constexpr bool kPresum = false;
+  HKB_DEVICE V identity() const {
+    return {kMax ? static_cast<int32_t>(0x80000000u) : 0x7FFFFFFF, static_cast<I>(~I(0))};
+  }
+  HKB_DEVICE State init() const { return identity(); }
+  HKB_DEVICE void add(State& st, float x, uint64_t j) const {
+    const int32_t k = FloatKey<kMax>::of(x);
+    if (FloatKey<kMax>::beats(k, st.value)) st = {k, static_cast<I>(j)};
+  }
+  HKB_DEVICE V finish(State st) const { return st; }
+  HKB_DEVICE V combine(V a, V b) const {
+    const bool b_wins =
+        FloatKey<kMax>::beats(b.value, a.value) || (b.value == a.value && b.index < a.index);
+    return b_wins ? b : a;
+  }
+};
+
 // exp for softmax: where the results are rounded to a reduced float (kFast), hkb::fast_exp's
 // error stays far below their half ulp; f32 and f64 results take the accurate exp.
 template <bool kFast, typename A>

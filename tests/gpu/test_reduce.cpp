@@ -270,29 +270,35 @@ TYPED_TEST_SUITE(ReduceFastFloatTest, FloatTypes);
 TYPED_TEST(ReduceFastFloatTest, SpecialValues) {
   using T = TypeParam;
   const double nan = NAN, inf = INFINITY;
-  const size_t cols = 1025;
-  std::vector<std::vector<double>> rows;
-  auto row = [&](std::initializer_list<std::pair<size_t, double>> set, double fill) {
-    std::vector<double> r(cols, fill);
-    for (auto [i, v] : set) r[i] = v;
-    rows.push_back(r);
-  };
-  row({{700, nan}, {900, nan}}, 1.0);              // NaN late in the row
-  row({{0, nan}}, 2.0);                            // NaN first
-  row({{3, inf}, {1000, -inf}}, 0.5);              // both infinities
-  row({}, -inf);                                   // all -inf
-  row({}, inf);                                    // all +inf
-  row({{10, -0.0}, {20, 0.0}, {30, -0.0}}, 1.0);   // zeros: min -0 at 10, max 1
-  row({{10, -0.0}, {20, 0.0}, {30, -0.0}}, -1.0);  // zeros: max +0 at 20
-  row({{10, 0.0}, {1024, -0.0}}, 0.0);             // all zeros: min -0 at 1024, max +0 at 0
-  row({{512, -inf}}, nan);                         // all NaN
-  std::vector<T> base;
-  for (const auto& r : rows) {
-    for (double v : r) base.push_back(from<T>(v));
+  // 1025 columns take the element-wise paths, 1024 (whole aligned packs) the packed-row path.
+  for (const size_t cols : {size_t{1025}, size_t{1024}}) {
+    std::vector<std::vector<double>> rows;
+    auto row = [&](std::initializer_list<std::pair<size_t, double>> set, double fill) {
+      std::vector<double> r(cols, fill);
+      for (auto [i, v] : set) r[i] = v;
+      rows.push_back(r);
+    };
+    const size_t last = cols - 1;
+    row({{700, nan}, {900, nan}}, 1.0);              // NaN late in the row
+    row({{0, nan}}, 2.0);                            // NaN first
+    row({{5, -nan}, {9, nan}}, -3.0);                // a negative NaN first
+    row({{3, inf}, {1000, -inf}}, 0.5);              // both infinities
+    row({}, -inf);                                   // all -inf
+    row({}, inf);                                    // all +inf
+    row({{10, -0.0}, {20, 0.0}, {30, -0.0}}, 1.0);   // zeros: min -0 at 10, max 1
+    row({{10, -0.0}, {20, 0.0}, {30, -0.0}}, -1.0);  // zeros: max +0 at 20
+    row({{10, 0.0}, {last, -0.0}}, 0.0);             // all zeros: min -0 at the end, max +0 at 0
+    row({{512, -inf}}, nan);                         // all NaN
+    row({{512, inf}}, -nan);                         // all negative NaN
+    std::vector<T> base;
+    for (const auto& r : rows) {
+      for (double v : r) base.push_back(from<T>(v));
+    }
+    const Layout view = Layout::contiguous({rows.size(), cols});
+    const std::string what = "specials, " + std::to_string(cols) + " columns";
+    this->check(base, view, {1}, {}, what.c_str());
+    this->check(base, view, {1}, {0, 32}, (what + ", block 32").c_str());
   }
-  const Layout view = Layout::contiguous({rows.size(), cols});
-  this->check(base, view, {1}, {}, "specials");
-  this->check(base, view, {1}, {0, 32}, "specials, block 32");
   // Random rows with special values sprinkled in.
   std::vector<T> mixed = this->random(8 * 333);
   const auto specials = gpu_test::special_values<T>();
