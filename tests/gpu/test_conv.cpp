@@ -130,10 +130,19 @@ const std::vector<ConvT1dCase> kConvT1dCases = {
     {1, 2, 4, 2, 2, 1, 2, 0, 1},  // padding at least the kernel
 };
 
+// Every 37th input value NaN, +inf or -inf in turn (floats only): outputs that sum one are inf or
+// NaN as the reference's, whatever the summation order.
+template <typename T>
+void sprinkle_specials(std::vector<T>& v) {
+  const double specials[] = {std::numeric_limits<double>::quiet_NaN(), HUGE_VAL, -HUGE_VAL};
+  for (size_t i = 5, k = 0; i < v.size(); i += 37, ++k) v[i] = ref::from_double<T>(specials[k % 3]);
+}
+
 template <typename T>
 void check_conv_transpose1d(GpuTest& t, const ConvT1dCase& p, Kind kind,
-                            bool kernel_permuted = false, const hkb::LaunchConfig* cfg = nullptr) {
-  SCOPED_TRACE(std::string("conv_transpose1d ") + kind_name(kind) +
+                            bool kernel_permuted = false, const hkb::LaunchConfig* cfg = nullptr,
+                            bool specials = false) {
+  SCOPED_TRACE(std::string("conv_transpose1d ") + kind_name(kind) + (specials ? " specials" : "") +
                (kernel_permuted ? " k-perm" : "") + " b" + std::to_string(p.b) + " cin" +
                std::to_string(p.c_in) + " cout" + std::to_string(p.c_out) + " l" +
                std::to_string(p.l_in) + " k" + std::to_string(p.k) + " s" +
@@ -145,7 +154,8 @@ void check_conv_transpose1d(GpuTest& t, const ConvT1dCase& p, Kind kind,
   const Layout sl = make_layout({p.b, p.c_in, p.l_in}, kind);
   Layout kl = Layout::contiguous({p.c_in, p.c_out, p.k});
   if (kernel_permuted) kl = make_layout({p.c_in, p.c_out, p.k}, Kind::ChannelsLast);
-  const auto src = random_values<T>(t.rng(), sl.storage_size());
+  auto src = random_values<T>(t.rng(), sl.storage_size());
+  if (specials) sprinkle_specials(src);
   const auto ker = random_values<T>(t.rng(), kl.storage_size());
   const auto want = ref::conv_transpose2d(view4(src, sl, 2), view4(ker, kl, 2), 1, l_out, p.stride,
                                           p.padding, p.dilation, false);
@@ -182,8 +192,8 @@ const std::vector<ConvT2dCase> kConvT2dCases = {
 
 template <typename T>
 void check_conv_transpose2d(GpuTest& t, const ConvT2dCase& p, Kind kind, bool kernel_permuted,
-                            const hkb::LaunchConfig* cfg = nullptr) {
-  SCOPED_TRACE(std::string("conv_transpose2d ") + kind_name(kind) +
+                            const hkb::LaunchConfig* cfg = nullptr, bool specials = false) {
+  SCOPED_TRACE(std::string("conv_transpose2d ") + kind_name(kind) + (specials ? " specials" : "") +
                (kernel_permuted ? " k-perm" : "") + " b" + std::to_string(p.b) + " cin" +
                std::to_string(p.c_in) + " cout" + std::to_string(p.c_out) + " " +
                std::to_string(p.h) + "x" + std::to_string(p.w) + " k" + std::to_string(p.hk) + "x" +
@@ -197,7 +207,8 @@ void check_conv_transpose2d(GpuTest& t, const ConvT2dCase& p, Kind kind, bool ke
   const Layout sl = make_layout({p.b, p.c_in, p.h, p.w}, kind);
   Layout kl = Layout::contiguous({p.c_in, p.c_out, p.hk, p.wk});
   if (kernel_permuted) kl = make_layout({p.c_in, p.c_out, p.hk, p.wk}, Kind::ChannelsLast);
-  const auto src = random_values<T>(t.rng(), sl.storage_size());
+  auto src = random_values<T>(t.rng(), sl.storage_size());
+  if (specials) sprinkle_specials(src);
   const auto ker = random_values<T>(t.rng(), kl.storage_size());
   const auto want = ref::conv_transpose2d(view4(src, sl), view4(ker, kl), h_out, w_out, p.stride,
                                           p.padding, p.dilation);
@@ -270,6 +281,28 @@ TYPED_TEST(ConvTest, ConvTranspose2dTiles) {
     for (const auto& grid : grids) {
       check_conv_transpose2d<TypeParam>(*this, p, Kind::OffsetBroadcast, true, &grid);
     }
+  }
+}
+
+// NaN and infinities in the input reach the outputs that sum them, on the tiles (every tile case)
+// and the direct path (the first cases), under candle's grid and a grid smaller than the work.
+TYPED_TEST(ConvTest, ConvTransposeSpecialValues) {
+  if constexpr (!ref::is_float_v<TypeParam>) {
+    GTEST_SKIP() << "integers have no special values";
+  } else {
+    const auto small = hkb::LaunchConfig::make(3, 1, 1, 64, 1, 1);
+    for (const auto& p : kConvT1dTileCases) {
+      check_conv_transpose1d<TypeParam>(*this, p, Kind::Contiguous, false, nullptr, true);
+      check_conv_transpose1d<TypeParam>(*this, p, Kind::ChannelsLast, true, &small, true);
+    }
+    check_conv_transpose1d<TypeParam>(*this, kConvT1dCases[1], Kind::Contiguous, false, nullptr,
+                                      true);
+    for (const auto& p : kConvT2dTileCases) {
+      check_conv_transpose2d<TypeParam>(*this, p, Kind::Contiguous, false, nullptr, true);
+      check_conv_transpose2d<TypeParam>(*this, p, Kind::OffsetBroadcast, true, &small, true);
+    }
+    check_conv_transpose2d<TypeParam>(*this, kConvT2dCases[3], Kind::Contiguous, false, nullptr,
+                                      true);
   }
 }
 
