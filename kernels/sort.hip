@@ -12,8 +12,11 @@
 // - NaN: every NaN (any sign or payload) is greater than +inf and equal to every other NaN, so
 //   NaNs come last in ascending and first in descending order, among themselves by column. -0.0
 //   and +0.0 are equal keys.
-// - Any block size is correct; one block per row. The block's largest power of two of threads (at
-//   most 1024) holds the row in registers, at most 8 slots a thread, or 16 for dtypes of at most
+// - Grid: one block per row as candle launches it; the row count is gridDim.x. Rows that take few
+//   registers are sorted by the first blocks only, each going on to the row a busy-block count
+//   further, while the other blocks leave at once (sort/network.h, sort_rows).
+// - Any block size is correct. The block's largest power of two of threads (at most 1024) holds
+//   the row in registers, at most 8 slots a thread, or 16 for dtypes of at most
 //   4 bytes in rows of more than 16 waves' lanes (ncols_pad above 16 * wave size); see
 //   sort/network.h. A block too small for that sorts column indices in shared memory, re-reading
 //   the keys at every compare; under candle's geometry only f64 and i64 rows of ncols_pad 16384
@@ -32,10 +35,17 @@
 #ifndef HKB_SORT_MIN_ITEMS
 #define HKB_SORT_MIN_ITEMS 4
 #endif
+// Workers of a row at most, where that takes at most 16 slots a thread (8 for 8-byte dtypes): a
+// wide row then compares more in registers, with fewer waves and trips through shared memory.
+#ifndef HKB_SORT_MAX_WORKERS
+#define HKB_SORT_MAX_WORKERS 1024
+#endif
 
 namespace {
 
 constexpr uint32_t kSortMaxColsPad = 16384;
+static_assert(HKB_SORT_MAX_WORKERS >= 1 && (HKB_SORT_MAX_WORKERS & (HKB_SORT_MAX_WORKERS - 1)) == 0,
+              "HKB_SORT_MAX_WORKERS: a power of two");
 static_assert(HKB_SORT_MIN_ITEMS >= 1 && HKB_SORT_MIN_ITEMS <= 16 &&
                   (HKB_SORT_MIN_ITEMS & (HKB_SORT_MIN_ITEMS - 1)) == 0,
               "HKB_SORT_MIN_ITEMS: a power of two of at most 16");
@@ -56,8 +66,10 @@ HKB_DEVICE bool goes_before(const T* row, uint32_t ncols, uint32_t a, uint32_t b
 }
 
 template <bool Ascending, typename T>
-HKB_DEVICE void sort_row_in_shared(const T* row, uint32_t* out, uint32_t ncols, uint32_t pad,
+HKB_DEVICE void sort_row_in_shared(const T* x, uint32_t* dst, uint32_t ncols, uint32_t pad,
                                    uint32_t* slots) {
+  const T* row = x + sort_row_start(blockIdx.x, ncols);
+  uint32_t* out = dst + sort_row_start(blockIdx.x, ncols);
   const uint32_t tid = threadIdx.x;
   const uint32_t nthreads = blockDim.x;
   for (uint32_t i = tid; i < pad; i += nthreads) slots[i] = i;
@@ -90,45 +102,45 @@ __device__ void argsort(const T* x, uint32_t* dst, int ncols_arg, int ncols_pad_
   extern __shared__ uint32_t sort_slots[];
   if (ncols_arg <= 0) return;
   const uint32_t ncols = static_cast<uint32_t>(ncols_arg);
-  const uint64_t row_start = static_cast<uint64_t>(blockIdx.x) * ncols;
-  uint32_t* out = dst + row_start;
   if (ncols_pad_arg < ncols_arg || ncols_pad_arg > static_cast<int>(kSortMaxColsPad) ||
       (ncols_pad_arg & (ncols_pad_arg - 1)) != 0) {
+    uint32_t* out = dst + sort_row_start(blockIdx.x, ncols);
     for (uint32_t i = threadIdx.x; i < ncols; i += blockDim.x) out[i] = 0xFFFFFFFFu;
     return;
   }
   const uint32_t pad = static_cast<uint32_t>(ncols_pad_arg);
-  const T* row = x + row_start;
   // Workers: the largest power of two of threads the block has (at most 1024).
   uint32_t threads = 1;
   while (threads * 2 <= blockDim.x && threads < 1024) threads *= 2;
-  const uint32_t min_items = pad < HKB_SORT_MIN_ITEMS ? pad : HKB_SORT_MIN_ITEMS;
-  const uint32_t items = pad / threads > min_items ? pad / threads : min_items;
   // Registers hold at most 16 slots a thread (8 of the 8-byte dtypes' 12-byte slots, 8 in a row of
   // one wave); a block with fewer threads sorts in shared memory.
   constexpr uint32_t kMaxItems = sizeof(T) == 8 ? 8 : 16;
+  uint32_t items = pad < HKB_SORT_MIN_ITEMS ? pad : HKB_SORT_MIN_ITEMS;
+  if (pad / threads > items) items = pad / threads;
+  const uint32_t few_workers = pad / HKB_SORT_MAX_WORKERS;
+  if (few_workers > items) items = few_workers < kMaxItems ? few_workers : kMaxItems;
   const bool in_registers =
       items <= kMaxItems && (items <= kSortMaxWaveItems || pad / items > HKB_WAVE_SIZE);
   switch (in_registers ? items : 0) {
     case 1:
-      sort_row_in_registers<Ascending, 1>(x, dst, ncols, pad, sort_slots);
+      sort_rows_in_registers<Ascending, 1>(x, dst, ncols, pad, sort_slots);
       break;
     case 2:
-      sort_row_in_registers<Ascending, 2>(x, dst, ncols, pad, sort_slots);
+      sort_rows_in_registers<Ascending, 2>(x, dst, ncols, pad, sort_slots);
       break;
     case 4:
-      sort_row_in_registers<Ascending, 4>(x, dst, ncols, pad, sort_slots);
+      sort_rows_in_registers<Ascending, 4>(x, dst, ncols, pad, sort_slots);
       break;
     case 8:
-      sort_row_in_registers<Ascending, 8>(x, dst, ncols, pad, sort_slots);
+      sort_rows_in_registers<Ascending, 8>(x, dst, ncols, pad, sort_slots);
       break;
     case 16:
       if constexpr (kMaxItems == 16) {
-        sort_row_in_registers<Ascending, 16>(x, dst, ncols, pad, sort_slots);
+        sort_rows_in_registers<Ascending, 16>(x, dst, ncols, pad, sort_slots);
       }
       break;
     default:
-      sort_row_in_shared<Ascending>(row, out, ncols, pad, sort_slots);
+      sort_row_in_shared<Ascending>(x, dst, ncols, pad, sort_slots);
       break;
   }
 }

@@ -192,29 +192,36 @@ HKB_DEVICE void sort_relayout(Wide (&v)[E], uint32_t* shared, uint32_t from, uin
   for (int e = 0; e < E; ++e) v[e].key = keys[e];
 }
 
-// Rows are addressed from the kernel's pointers where they are used, so that no row pointer stays
-// in registers through the network.
-HKB_DEVICE uint64_t sort_row_start(uint32_t ncols) {
-  return static_cast<uint64_t>(blockIdx.x) * ncols;
+// Row `row` of a matrix of rows of ncols, addressed from the kernel's pointers where it is used,
+// so that no row pointer stays in registers through the network.
+HKB_DEVICE uint64_t sort_row_start(uint32_t row, uint32_t ncols) {
+  return static_cast<uint64_t>(row) * ncols;
+}
+
+// A thread's E keys of a row; past the row, its last column (no branch; the slot becomes padding).
+template <int E, typename T>
+HKB_DEVICE void sort_fetch(T (&raw)[E], const T* x, uint32_t row, uint32_t ncols, uint32_t base) {
+  const T* r = x + sort_row_start(row, ncols);
+#pragma unroll
+  for (int e = 0; e < E; ++e) raw[e] = r[base + e < ncols ? base + e : ncols - 1];
 }
 
 template <bool Ascending, int E, typename T, typename S>
-HKB_DEVICE void sort_load(S (&v)[E], const T* x, uint32_t ncols, uint32_t base) {
-  const T* row = x + sort_row_start(ncols);
+HKB_DEVICE void sort_make_slots(S (&v)[E], const T (&raw)[E], uint32_t ncols, uint32_t base) {
 #pragma unroll
   for (int e = 0; e < E; ++e) {
-    // Past the row: read its last column (no branch) and keep the padding slot.
     const uint32_t p = base + e;
     S pad_slot;
     padding_slot(pad_slot, p);
-    make_slot<Ascending>(v[e], sort_key(row[p < ncols ? p : ncols - 1]), p);
+    make_slot<Ascending>(v[e], sort_key(raw[e]), p);
     slot_pick(v[e], p < ncols, v[e], pad_slot);
   }
 }
 
 template <int E, typename S>
-HKB_DEVICE void sort_store(const S (&v)[E], uint32_t* dst, uint32_t ncols, uint32_t base) {
-  uint32_t* out = dst + sort_row_start(ncols);
+HKB_DEVICE void sort_store(const S (&v)[E], uint32_t* dst, uint32_t row, uint32_t ncols,
+                           uint32_t base) {
+  uint32_t* out = dst + sort_row_start(row, ncols);
 #pragma unroll
   for (int e = 0; e < E; ++e) {
     const uint32_t p = base + e;
@@ -222,27 +229,75 @@ HKB_DEVICE void sort_store(const S (&v)[E], uint32_t* dst, uint32_t ncols, uint3
   }
 }
 
-// A row of at most one wave of workers: every bit is local, no barrier.
-template <bool Ascending, int E, typename T>
-HKB_DEVICE void sort_row_in_wave(const T* x, uint32_t* dst, uint32_t ncols, uint32_t workers,
-                                 int pad_bits) {
+// Blocks that sort: the first sort_busy_blocks() blocks take rows blockIdx.x, + busy, ... and the
+// others leave at once, so that a block reads its next row while it sorts the current one instead
+// of a new block waiting for the first loads of its row. kSortBlocksPerMP blocks of 1024 threads a
+// multiprocessor (smaller blocks in proportion): more than are resident on NVIDIA (one at 64
+// registers a thread), so that no AMD compute unit holding two is left half idle.
+#ifndef HKB_SORT_ROW_LOOP
+#define HKB_SORT_ROW_LOOP 1
+#endif
+#ifndef HKB_SORT_BLOCKS_PER_MP
+#define HKB_SORT_BLOCKS_PER_MP 2
+#endif
+constexpr uint32_t kSortBlocksPerMP = HKB_SORT_BLOCKS_PER_MP;
+
+HKB_DEVICE uint32_t sort_busy_blocks() {
+  const uint32_t per_mp = kSortBlocksPerMP * (blockDim.x < 1024 ? 1024 / blockDim.x : 1);
+  const uint32_t busy = hkb::multiprocessors() * per_mp;
+  return busy < gridDim.x ? busy : gridDim.x;
+}
+
+// Sorts the rows of a block with `network` (slots in registers, in the row layout) and writes
+// each row's first ncols columns. Where a thread's slots and the next row's keys take at most 16
+// registers, busy blocks read those keys before the network runs (more spills on gfx906);
+// otherwise a block sorts row blockIdx.x alone.
+template <bool Ascending, int E, typename T, typename Network>
+HKB_DEVICE void sort_rows(const T* x, uint32_t* dst, uint32_t ncols, uint32_t base,
+                          Network network) {
+  constexpr bool kPrefetch =
+      E * (sizeof(slot_t<T>) / 4 + (sizeof(T) + 3) / 4) <= 16 && HKB_SORT_ROW_LOOP;
+  uint32_t row = blockIdx.x;
+  T raw[E];
+  slot_t<T> v[E];
+  if constexpr (!kPrefetch) {
+    sort_fetch(raw, x, row, ncols, base);
+    sort_make_slots<Ascending>(v, raw, ncols, base);
+    network(v);
+    sort_store(v, dst, row, ncols, base);
+    return;
+  }
+  const uint32_t rows = gridDim.x;
+  const uint32_t busy = sort_busy_blocks();
+  if (row >= busy) return;
+  sort_fetch(raw, x, row, ncols, base);
+#pragma unroll 1
+  for (;;) {
+    sort_make_slots<Ascending>(v, raw, ncols, base);
+    const uint32_t next = row + busy;
+    if (next < rows) sort_fetch(raw, x, next, ncols, base);
+    network(v);
+    sort_store(v, dst, row, ncols, base);
+    if (next >= rows) return;
+    row = next;
+  }
+}
+
+// The network of a row of at most one wave of workers: every bit is local, no barrier.
+template <int E, typename S>
+HKB_DEVICE void sort_network_in_wave(S (&v)[E], uint32_t workers, int pad_bits) {
   constexpr int kRegBits = sort_log2<E>();
   const uint32_t t = threadIdx.x;
-  const uint32_t base = t * E;
-  slot_t<T> v[E];
-  sort_load<Ascending>(v, x, ncols, base);
   const int lane_bits = pad_bits - kRegBits;
 #pragma unroll 1
   for (int h = 0; h < pad_bits; ++h) {
-    sort_stages<false>(v, base, kRegBits, h, h, 0, t, static_cast<int>(workers), lane_bits);
+    sort_stages<false>(v, t * E, kRegBits, h, h, 0, t, static_cast<int>(workers), lane_bits);
   }
-  sort_store(v, dst, ncols, base);
 }
 
-// A row of whole waves of workers (at most 1024 threads).
-template <bool Ascending, int E, typename T>
-HKB_DEVICE void sort_row_in_block(const T* x, uint32_t* dst, uint32_t ncols, int pad_bits,
-                                  uint32_t* shared) {
+// The network of a row of whole waves of workers (at most 1024 threads).
+template <int E, typename S>
+HKB_DEVICE void sort_network_in_block(S (&v)[E], int pad_bits, uint32_t* shared) {
   constexpr int kRegBits = sort_log2<E>();
   constexpr int kLaneBits = sort_log2<HKB_WAVE_SIZE>();
   constexpr int kLocalBits = kRegBits + kLaneBits;
@@ -250,8 +305,6 @@ HKB_DEVICE void sort_row_in_block(const T* x, uint32_t* dst, uint32_t ncols, int
   const uint32_t base = t * E;
   const uint32_t lane = t % HKB_WAVE_SIZE;
   const uint32_t wave = t / HKB_WAVE_SIZE;
-  slot_t<T> v[E];
-  sort_load<Ascending>(v, x, ncols, base);
 #pragma unroll 1
   for (int h = 0; h < pad_bits; ++h) {
     int top = h;
@@ -269,30 +322,33 @@ HKB_DEVICE void sort_row_in_block(const T* x, uint32_t* dst, uint32_t ncols, int
     }
     sort_stages<true>(v, base, kRegBits, h, top, 0, lane, HKB_WAVE_SIZE, kLaneBits);
   }
-  sort_store(v, dst, ncols, base);
 }
 
 // Most slots a thread of a row of one wave holds: 16 beside the block path cost NVIDIA spills,
 // and such rows come only from blocks far smaller than candle's.
 constexpr int kSortMaxWaveItems = 8;
 
-// Sorts row blockIdx.x of x, ncols_pad = E * workers slots (workers a power of two, at most
-// 1024; more than one wave when E > kSortMaxWaveItems), into the first ncols columns of the same
-// row of dst. The other threads of the block leave at once: a barrier waits only for
+// Sorts the rows of x (gridDim.x of them), ncols_pad = E * workers slots each (workers a power of
+// two, at most 1024; more than one wave when E > kSortMaxWaveItems), into the first ncols columns
+// of the same rows of dst. Threads past the workers leave at once: a barrier waits only for
 // threads that have not exited (NVIDIA from sm_70, AMD per wave, the CPU platform).
 template <bool Ascending, int E, typename T>
-HKB_DEVICE void sort_row_in_registers(const T* x, uint32_t* dst, uint32_t ncols, uint32_t pad,
-                                      uint32_t* shared) {
+HKB_DEVICE void sort_rows_in_registers(const T* x, uint32_t* dst, uint32_t ncols, uint32_t pad,
+                                       uint32_t* shared) {
   const uint32_t workers = pad / E;
   if (threadIdx.x >= workers) return;
   const int pad_bits = sort_log2(pad);
+  const uint32_t base = threadIdx.x * E;
   if constexpr (E <= kSortMaxWaveItems) {
     if (workers <= HKB_WAVE_SIZE) {
-      sort_row_in_wave<Ascending, E>(x, dst, ncols, workers, pad_bits);
+      sort_rows<Ascending, E>(x, dst, ncols, base, [&](slot_t<T>(&v)[E]) {
+        sort_network_in_wave(v, workers, pad_bits);
+      });
       return;
     }
   }
-  sort_row_in_block<Ascending, E>(x, dst, ncols, pad_bits, shared);
+  sort_rows<Ascending, E>(x, dst, ncols, base,
+                          [&](slot_t<T>(&v)[E]) { sort_network_in_block(v, pad_bits, shared); });
 }
 
 }  // namespace

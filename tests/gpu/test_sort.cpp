@@ -169,6 +169,16 @@ TYPED_TEST(SortTest, Widths) {
   }
 }
 
+// More rows than the busy blocks of the row loop (kernels/sort/network.h: at most 2 * 1024-thread
+// blocks per multiprocessor, 132 on an H100, 110 and 80 on the CPU platform): blocks sort several
+// rows one after another, reading the next row during the current one's network.
+TYPED_TEST(SortTest, ManyRows) {
+  for (const bool asc : {true, false}) {
+    this->check(300, 1000, asc);
+    this->check(300, 100, asc, 1024u);
+  }
+}
+
 // ncols_pad 16384 under candle's geometry: 16 slots a thread (f64 and i64: the shared-memory
 // network), ascending and descending, and a row just past 8192.
 TYPED_TEST(SortTest, WidestRows) {
