@@ -146,6 +146,11 @@ struct Q2_K {
 
 // Scale s (0..15), 6 bits minus 32: low 4 bits in byte s % 8 of scales (low nibble for s < 8),
 // high 2 bits in byte 8 + s % 4 at bits 2 (s / 4). Value's high-mask bit: 4 n + k of byte l.
+// q3_scale_bits: the 6 bits of scale s from its low-nibble byte lo and high-bits byte hi (any bits
+// above the byte are ignored).
+HKB_DEVICE uint32_t q3_scale_bits(uint32_t lo, uint32_t hi, int s) {
+  return ((lo >> (4 * (s >> 3))) & 15u) | (((hi >> (2 * (s >> 2))) & 3u) << 4);
+}
 struct Q3_K {
   static constexpr int kValues = 256, kBytes = 110, kAlign = 2;
   static constexpr int kQs = 32, kScales = 96, kD = 108;  // hmask at 0
@@ -162,9 +167,9 @@ struct Q3_K {
   }
   static HKB_DEVICE void decode(const Raw& r, uint32_t p, float (&v)[8]) {
     const uint32_t s = p >> 1;
-    const uint32_t lo = (s < 8 ? r.sl : r.sl >> 4) & 15u;
-    const uint32_t hi = (r.sh >> (2 * (s >> 2))) & 3u;
-    const float dl = half_lo(r.d) * static_cast<float>(static_cast<int>(lo | (hi << 4)) - 32);
+    const float dl =
+        half_lo(r.d) *
+        static_cast<float>(static_cast<int>(q3_scale_bits(r.sl, r.sh, static_cast<int>(s))) - 32);
     const int k = static_cast<int>((p >> 2) & 3);
     const int bit = 4 * static_cast<int>(p >> 4) + k;
 #pragma unroll

@@ -162,8 +162,7 @@ struct MmqFormat<Q3_K> {
   }
   // Sub-group s's 6-bit scale less 32, from its low-nibble byte lo and high-bits byte hi.
   static HKB_DEVICE int scale(uint32_t lo, uint32_t hi, int s) {
-    return static_cast<int>(((lo >> (4 * (s >> 3))) & 15u) | (((hi >> (2 * (s >> 2))) & 3u) << 4)) -
-           32;
+    return static_cast<int>(q3_scale_bits(lo, hi, s)) - 32;
   }
   static HKB_DEVICE void decode(const uint32_t (&raw)[kRaw], int g, uint32_t (&q)[8],
                                 uint32_t (&r)[2]) {

@@ -195,9 +195,7 @@ HKB_DEVICE int q3_levels(uint32_t q, uint32_t h) {
 }
 // Group g's 6-bit scale less 32 as a signed byte (bits 0..7 of the result).
 HKB_DEVICE uint32_t q3_scale(const uint8_t* sc, int g) {
-  const uint32_t lo = (sc[g & 7] >> (4 * (g >> 3))) & 15u;
-  const uint32_t hi = (sc[8 + (g & 3)] >> (2 * (g >> 2))) & 3u;
-  return ((lo | (hi << 4)) - 32u) & 0xFFu;
+  return (q3_scale_bits(sc[g & 7], sc[8 + (g & 3)], g) - 32u) & 0xFFu;
 }
 
 template <>
