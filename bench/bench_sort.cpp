@@ -66,6 +66,7 @@ int main() {
   return bench::run("hkb_bench_sort", [](const hkb::Device& dev, bench::Report& report) {
     report.section("SORT (candle geometry)");
     report.add(sort_case<float>(dev, "asort_asc_f32", 1024, 1024));
+    report.add(sort_case<float>(dev, "asort_asc_f32", 2048, 2048));
     report.add(sort_case<float>(dev, "asort_asc_f32", 4096, 4096));
     report.add(sort_case<float>(dev, "asort_asc_f32", 1024, 8192));
     report.add(sort_case<float>(dev, "asort_asc_f32", 512, 16384));

@@ -126,7 +126,8 @@ def main():
     # argsort of each row as bench_sort.cpp (uniform keys in [-1, 1); bytes: the keys read and u32
     # indices written once, as hkb counts them): the default and the stable sort.
     for dt, size, tag in ((torch.float32, 4, "f32"), (torch.bfloat16, 2, "bf16")):
-        for rows_, cols_ in ((1024, 1024), (4096, 4096), (1024, 8192), (512, 16384)):
+        for rows_, cols_ in ((1024, 1024), (2048, 2048), (4096, 4096), (1024, 8192),
+                             (512, 16384)):
             if dt != torch.float32 and cols_ != 4096:
                 continue
             keys = (torch.rand(rows_, cols_, device=dev) * 2 - 1).to(dt)

@@ -118,7 +118,8 @@ __device__ void argsort(const T* x, uint32_t* dst, int ncols_arg, int ncols_pad_
   uint32_t items = pad < HKB_SORT_MIN_ITEMS ? pad : HKB_SORT_MIN_ITEMS;
   if (pad / threads > items) items = pad / threads;
   const uint32_t few_workers = pad / HKB_SORT_MAX_WORKERS;
-  if (few_workers > items) items = few_workers < kMaxItems ? few_workers : kMaxItems;
+  const uint32_t capped = few_workers < kMaxItems ? few_workers : kMaxItems;
+  if (capped > items) items = capped;
   const bool in_registers =
       items <= kMaxItems && (items <= kSortMaxWaveItems || pad / items > HKB_WAVE_SIZE);
   switch (in_registers ? items : 0) {

@@ -46,6 +46,9 @@ HKB_DEVICE uint32_t sort_word(uint32_t p) {
 // lanes [0, width) do (a row shorter than a wave).
 template <bool Whole, typename S>
 HKB_DEVICE S lane_partner(const S& v, int mask, int width) {
+  if constexpr (sizeof(S) <= 8) {
+    return Whole ? hkb::shfl_xor(v, mask, HKB_WAVE_SIZE) : hkb::shfl_xor_first(v, mask, width);
+  }
   S o = v;
 #pragma unroll
   for (int i = 0; i < SlotWords<S>::kCount; ++i) {
@@ -56,8 +59,13 @@ HKB_DEVICE S lane_partner(const S& v, int mask, int width) {
   return o;
 }
 
-// a < b ? a : b and the other, word by word (a select of whole structs keeps them in memory on
-// AMD).
+// out = first ? a : b; Wide word by word (a select of whole structs keeps them in memory on AMD).
+HKB_DEVICE void slot_pick(uint32_t& out, bool first, uint32_t a, uint32_t b) {
+  out = first ? a : b;
+}
+HKB_DEVICE void slot_pick(uint64_t& out, bool first, uint64_t a, uint64_t b) {
+  out = first ? a : b;
+}
 template <typename S>
 HKB_DEVICE void slot_pick(S& out, bool first, const S& a, const S& b) {
 #pragma unroll
@@ -222,6 +230,19 @@ template <int E, typename S>
 HKB_DEVICE void sort_store(const S (&v)[E], uint32_t* dst, uint32_t row, uint32_t ncols,
                            uint32_t base) {
   uint32_t* out = dst + sort_row_start(row, ncols);
+  if constexpr (E % 4 == 0) {
+    // Whole aligned runs of 4 columns as 16-byte stores: whole sectors instead of a 4-byte write
+    // every 4E bytes of each store.
+    if (base + E <= ncols && (reinterpret_cast<uintptr_t>(out + base) & 15) == 0) {
+#pragma unroll
+      for (int c = 0; c < E / 4; ++c) {
+        reinterpret_cast<uint4*>(out + base)[c] =
+            make_uint4(slot_column(v[4 * c]), slot_column(v[4 * c + 1]), slot_column(v[4 * c + 2]),
+                       slot_column(v[4 * c + 3]));
+      }
+      return;
+    }
+  }
 #pragma unroll
   for (int e = 0; e < E; ++e) {
     const uint32_t p = base + e;
