@@ -36,9 +36,10 @@
 #define HKB_SORT_MIN_ITEMS 4
 #endif
 // Workers of a row at most, where that takes at most 16 slots a thread (8 for 8-byte dtypes): a
-// wide row then compares more in registers, with fewer waves and trips through shared memory.
+// wide row then compares more in registers, with fewer waves and trips through shared memory
+// (4096 columns: 8 slots a thread on 512 threads beat 4 on 1024, f32 and bf16).
 #ifndef HKB_SORT_MAX_WORKERS
-#define HKB_SORT_MAX_WORKERS 1024
+#define HKB_SORT_MAX_WORKERS 512
 #endif
 
 namespace {
