@@ -30,26 +30,9 @@
 // - ncols <= 0: nothing is written.
 #include "sort/network.h"
 
-// Elements a thread holds at least in the register network (a power of two): rows of up to
-// 1024 columns then leave part of candle's 1024-thread block idle and compare more in registers.
-#ifndef HKB_SORT_MIN_ITEMS
-#define HKB_SORT_MIN_ITEMS 4
-#endif
-// Workers of a row at most, where that takes at most 16 slots a thread (8 for 8-byte dtypes): a
-// wide row then compares more in registers, with fewer waves and trips through shared memory
-// (4096 columns: 8 slots a thread on 512 threads beat 4 on 1024, f32 and bf16).
-#ifndef HKB_SORT_MAX_WORKERS
-#define HKB_SORT_MAX_WORKERS 512
-#endif
-
 namespace {
 
 constexpr uint32_t kSortMaxColsPad = 16384;
-static_assert(HKB_SORT_MAX_WORKERS >= 1 && (HKB_SORT_MAX_WORKERS & (HKB_SORT_MAX_WORKERS - 1)) == 0,
-              "HKB_SORT_MAX_WORKERS: a power of two");
-static_assert(HKB_SORT_MIN_ITEMS >= 1 && HKB_SORT_MIN_ITEMS <= 16 &&
-                  (HKB_SORT_MIN_ITEMS & (HKB_SORT_MIN_ITEMS - 1)) == 0,
-              "HKB_SORT_MIN_ITEMS: a power of two of at most 16");
 
 // The shared-memory network for blocks too small for the registers: slots hold column indices,
 // keys are re-read from the row at every compare.
@@ -116,9 +99,9 @@ __device__ void argsort(const T* x, uint32_t* dst, int ncols_arg, int ncols_pad_
   // Registers hold at most 16 slots a thread (8 of the 8-byte dtypes' 12-byte slots, 8 in a row of
   // one wave); a block with fewer threads sorts in shared memory.
   constexpr uint32_t kMaxItems = sizeof(T) == 8 ? 8 : 16;
-  uint32_t items = pad < HKB_SORT_MIN_ITEMS ? pad : HKB_SORT_MIN_ITEMS;
+  uint32_t items = pad < hkb::tuning::kSortMinItems ? pad : hkb::tuning::kSortMinItems;
   if (pad / threads > items) items = pad / threads;
-  const uint32_t few_workers = pad / HKB_SORT_MAX_WORKERS;
+  const uint32_t few_workers = pad / hkb::tuning::kSortMaxWorkers;
   const uint32_t capped = few_workers < kMaxItems ? few_workers : kMaxItems;
   if (capped > items) items = capped;
   const bool in_registers =

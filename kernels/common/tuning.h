@@ -221,6 +221,39 @@ constexpr int kIndexSelectUnits = HKB_IS_UNITS;
 constexpr int kIndexSelectBlocks = 2;
 
 // ---------------------------------------------------------------------------------------------
+// Sort (sort.hip, sort/).
+
+// Elements a thread holds at least in the register network (a power of two): rows of up to
+// 1024 columns then leave part of candle's 1024-thread block idle and compare more in registers.
+#ifndef HKB_SORT_MIN_ITEMS
+#define HKB_SORT_MIN_ITEMS 4
+#endif
+constexpr uint32_t kSortMinItems = HKB_SORT_MIN_ITEMS;
+static_assert(kSortMinItems >= 1 && kSortMinItems <= 16 &&
+                  (kSortMinItems & (kSortMinItems - 1)) == 0,
+              "HKB_SORT_MIN_ITEMS: a power of two of at most 16");
+// Workers of a row at most, where that takes at most 16 slots a thread (8 for 8-byte dtypes): a
+// wide row then compares more in registers, with fewer waves and trips through shared memory.
+#ifndef HKB_SORT_MAX_WORKERS
+#define HKB_SORT_MAX_WORKERS 512
+#endif
+constexpr uint32_t kSortMaxWorkers = HKB_SORT_MAX_WORKERS;
+static_assert(kSortMaxWorkers >= 1 && (kSortMaxWorkers & (kSortMaxWorkers - 1)) == 0,
+              "HKB_SORT_MAX_WORKERS: a power of two");
+// 1: rows whose slots and next keys fit 16 registers are sorted by the busy blocks only, each
+// reading its next row while it sorts the current one. Busy blocks: kSortBlocksPerMP of 1024
+// threads a multiprocessor (smaller blocks in proportion), more than NVIDIA holds at 64 registers
+// a thread, so that no AMD compute unit holding two is left half idle.
+#ifndef HKB_SORT_ROW_LOOP
+#define HKB_SORT_ROW_LOOP 1
+#endif
+constexpr bool kSortRowLoop = HKB_SORT_ROW_LOOP != 0;
+#ifndef HKB_SORT_BLOCKS_PER_MP
+#define HKB_SORT_BLOCKS_PER_MP 2
+#endif
+constexpr uint32_t kSortBlocksPerMP = HKB_SORT_BLOCKS_PER_MP;
+
+// ---------------------------------------------------------------------------------------------
 // Quantized family (quantized.hip, quantized/): dequantize, get_rows, quantize_q8_1 under
 // candle's grids of small blocks.
 

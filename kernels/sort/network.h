@@ -252,19 +252,10 @@ HKB_DEVICE void sort_store(const S (&v)[E], uint32_t* dst, uint32_t row, uint32_
 
 // Blocks that sort: the first sort_busy_blocks() blocks take rows blockIdx.x, + busy, ... and the
 // others leave at once, so that a block reads its next row while it sorts the current one instead
-// of a new block waiting for the first loads of its row. kSortBlocksPerMP blocks of 1024 threads a
-// multiprocessor (smaller blocks in proportion): more than are resident on NVIDIA (one at 64
-// registers a thread), so that no AMD compute unit holding two is left half idle.
-#ifndef HKB_SORT_ROW_LOOP
-#define HKB_SORT_ROW_LOOP 1
-#endif
-#ifndef HKB_SORT_BLOCKS_PER_MP
-#define HKB_SORT_BLOCKS_PER_MP 2
-#endif
-constexpr uint32_t kSortBlocksPerMP = HKB_SORT_BLOCKS_PER_MP;
-
+// of a new block waiting for the first loads of its row (tuning::kSortBlocksPerMP).
 HKB_DEVICE uint32_t sort_busy_blocks() {
-  const uint32_t per_mp = kSortBlocksPerMP * (blockDim.x < 1024 ? 1024 / blockDim.x : 1);
+  const uint32_t per_mp =
+      hkb::tuning::kSortBlocksPerMP * (blockDim.x < 1024 ? 1024 / blockDim.x : 1);
   const uint32_t busy = hkb::multiprocessors() * per_mp;
   return busy < gridDim.x ? busy : gridDim.x;
 }
@@ -277,7 +268,7 @@ template <bool Ascending, int E, typename T, typename Network>
 HKB_DEVICE void sort_rows(const T* x, uint32_t* dst, uint32_t ncols, uint32_t base,
                           Network network) {
   constexpr bool kPrefetch =
-      E * (sizeof(slot_t<T>) / 4 + (sizeof(T) + 3) / 4) <= 16 && HKB_SORT_ROW_LOOP;
+      E * (sizeof(slot_t<T>) / 4 + (sizeof(T) + 3) / 4) <= 16 && hkb::tuning::kSortRowLoop;
   uint32_t row = blockIdx.x;
   T raw[E];
   slot_t<T> v[E];
