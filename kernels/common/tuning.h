@@ -162,9 +162,10 @@ constexpr int rope_pairs(bool thd, int bytes) {
 #endif
 }
 
-// Blocks of fast_* that do work: the threads of kFastThreadsPerMP a multiprocessor, at most
-// kFastBlocks; the rest of candle's block-per-output grid leaves at once. Blocks past the ones a
-// multiprocessor holds at once would start after the idle blocks before them retire.
+// Blocks of fast_* that do work: of 1024-thread blocks kFastThreadsPerMP / 1024 a multiprocessor,
+// of smaller ones kFastBlocks (at most kFastBlocks either way); the rest of candle's
+// block-per-output grid leaves at once. Blocks past the ones a multiprocessor holds at once would
+// start only after the idle blocks before them retire.
 #ifndef HKB_FAST_BLOCKS
 #define HKB_FAST_BLOCKS 1024
 #endif
