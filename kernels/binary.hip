@@ -102,15 +102,14 @@ struct Div {
 };
 
 // f16 / bf16: NaN-propagating, like __hmax_nan / __hmin_nan, on the 16-bit patterns: a NaN is
-// a magnitude above infinity's, and the sign-magnitude bits become ints in the values' order (-0
-// below +0), so no operand goes through a float.
+// a magnitude above infinity's, and the others compare by their order keys (dtypes.h: -0 below
+// +0), so no operand goes through a float.
 template <typename T, bool kMax>
 HKB_DEVICE T extremum_propagating_nan(T a, T b) {
   constexpr uint32_t kInf = std::is_same<T, hkb::bf16>::value ? 0x7F80u : 0x7C00u;
   const uint32_t ua = a.bits, ub = b.bits;
   if ((ua & 0x7FFFu) > kInf || (ub & 0x7FFFu) > kInf) return T{0x7FFF};
-  const int32_t sa = static_cast<int16_t>(a.bits), sb = static_cast<int16_t>(b.bits);
-  const int32_t ka = sa ^ ((sa >> 31) & 0x7FFF), kb = sb ^ ((sb >> 31) & 0x7FFF);
+  const int32_t ka = hkb::half_order_key(a.bits), kb = hkb::half_order_key(b.bits);
   return (kMax ? kb > ka : kb < ka) ? b : a;
 }
 

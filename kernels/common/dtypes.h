@@ -64,6 +64,11 @@ HKB_DEVICE int32_t float_order_key(float v) {
 HKB_DEVICE float key_float(int32_t key) {
   return bits_float(static_cast<uint32_t>(key ^ ((key >> 31) & 0x7FFFFFFF)));
 }
+// The same for the 16-bit floats (f16, bf16: sign and magnitude as in float), from their bits.
+HKB_DEVICE int32_t half_order_key(uint16_t bits) {
+  const int32_t s = static_cast<int16_t>(bits);
+  return s ^ ((s >> 31) & 0x7FFF);
+}
 
 template <typename T>
 HKB_DEVICE T from_float(float v);

@@ -12,13 +12,13 @@
 namespace {
 
 // Order-preserving keys: unsigned order of the keys is the contract's order of the values. Floats
-// flip to sign-magnitude order; every NaN becomes the positive quiet NaN (above +inf, all NaNs
-// equal) and -0.0 becomes +0.0.
+// take their order keys (dtypes.h) with the sign bit flipped, after every NaN becomes the positive
+// quiet NaN (above +inf, all NaNs equal) and -0.0 becomes +0.0.
 HKB_DEVICE uint32_t sort_key(float v) {
   uint32_t u = hkb::float_bits(v);
   if ((u & 0x7FFFFFFFu) > 0x7F800000u) u = 0x7FC00000u;
   if (u == 0x80000000u) u = 0;
-  return (u & 0x80000000u) != 0 ? ~u : (u | 0x80000000u);
+  return static_cast<uint32_t>(hkb::float_order_key(hkb::bits_float(u))) ^ 0x80000000u;
 }
 HKB_DEVICE uint64_t sort_key(double v) {
   uint64_t u = hkb::double_bits(v);
@@ -30,7 +30,7 @@ HKB_DEVICE uint64_t sort_key(double v) {
 HKB_DEVICE uint32_t half_sort_key(uint32_t h, uint32_t inf, uint32_t quiet) {
   if ((h & 0x7FFFu) > inf) h = quiet;
   if (h == 0x8000u) h = 0;
-  return (h & 0x8000u) != 0 ? (~h & 0xFFFFu) : (h | 0x8000u);
+  return (static_cast<uint32_t>(hkb::half_order_key(static_cast<uint16_t>(h))) ^ 0x8000u) & 0xFFFFu;
 }
 HKB_DEVICE uint32_t sort_key(hkb::f16 v) {
   return half_sort_key(v.bits, 0x7C00u, 0x7E00u);
