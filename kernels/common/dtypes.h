@@ -8,6 +8,26 @@
 
 namespace hkb {
 
+// N values moved by one vector access.
+template <typename T, int N>
+struct alignas(sizeof(T) * N) Pack {
+  T v[N];
+};
+
+// *dst = p as one store of an integer of p's size (up to 8 bytes): stored member by member, a
+// pack beside a branch that stores its first value alone is split into scalar stores.
+template <typename T, int N>
+HKB_DEVICE void store_whole(Pack<T, N>* dst, const Pack<T, N>& p) {
+  constexpr int kBytes = sizeof(T) * N;
+  static_assert(kBytes == 2 || kBytes == 4 || kBytes == 8, "a pack of 2, 4 or 8 bytes");
+  using U = typename std::conditional<
+      kBytes == 2, uint16_t,
+      typename std::conditional<kBytes == 4, uint32_t, uint64_t>::type>::type;
+  U bits;
+  __builtin_memcpy(&bits, &p, kBytes);
+  *reinterpret_cast<U*>(dst) = bits;
+}
+
 struct f16 {
   uint16_t bits;
 };

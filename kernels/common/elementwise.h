@@ -19,11 +19,6 @@
 
 namespace hkb {
 
-template <typename T, int N>
-struct alignas(sizeof(T) * N) Pack {
-  T v[N];
-};
-
 template <typename A, typename B>
 struct max_size {
   static constexpr int value = sizeof(A) > sizeof(B) ? sizeof(A) : sizeof(B);

@@ -45,8 +45,12 @@ constexpr uint32_t kAmdComputeUnits = 64;  // gfx803/gfx900/gfx906 (Fury, Vega 6
 #endif
 constexpr uint32_t kResidentQuarters = HKB_RESIDENT_QUARTERS;
 // 1024-thread blocks a multiprocessor holds at once at most (2048 threads on sm_90 and gfx90a,
-// 2560 on gfx906/gfx908): the busy blocks of the strided paths under candle's grid.
-constexpr uint32_t kResidentGridPerMP = 2;
+// 2560 on gfx906/gfx908): the busy blocks of the strided paths under candle's grid (one instead,
+// so that the idle blocks retire beside it, was slower).
+#ifndef HKB_RESIDENT_GRID_PER_MP
+#define HKB_RESIDENT_GRID_PER_MP 2
+#endif
+constexpr uint32_t kResidentGridPerMP = HKB_RESIDENT_GRID_PER_MP;
 // A grid of at most this many blocks has every block work (hkb_launch_config_tuned's grids: the
 // loader's kTunedGridMax is the same count); of a larger one (candle's) no block at or past this
 // index is busy, so its idle blocks leave on their index alone: a read of the multiprocessor count
@@ -68,6 +72,12 @@ constexpr uint32_t kTransposeTile = 32;
 #define HKB_TRANSPOSE_IN_FLIGHT 4
 #endif
 constexpr int kTransposeInFlight = HKB_TRANSPOSE_IN_FLIGHT;
+// Tiles a thread of the 2-byte pair path (transpose.h, map_transposed_pairs) loads before its
+// first shared store: two vector loads of each.
+#ifndef HKB_TRANSPOSE_PAIRS_IN_FLIGHT
+#define HKB_TRANSPOSE_PAIRS_IN_FLIGHT 2
+#endif
+constexpr int kTransposePairsInFlight = HKB_TRANSPOSE_PAIRS_IN_FLIGHT;
 constexpr uint64_t kTransposeMinDim = 8;
 // Bytes of the wider operand a busy thread moves per unit: one 16-byte vector access per operand.
 constexpr int kPackBytes = 16;

@@ -187,6 +187,15 @@ inline std::vector<Layout> transpose_layouts() {
   add({40, 3, 37}, {1, 1480, 40}, 1);           // dim k, then a group dim, then the inner
   add({2, 33, 9}, {0, 1, 33}, 3);               // broadcast over the leading dim
   add({8, 70}, {1, 8}, 0);                      // the shortest tiled dim
+  // 2-byte values by pairs (64-wide tiles, transpose.h): partial tiles along both dims; an odd
+  // dim k (its last pair half) in a wider storage row; an odd offset, an odd inner dim (no pairs);
+  // groups before both tiled dims, and between them with an even offset.
+  add({130, 66}, {1, 130}, 0);
+  add({129, 130}, {1, 132}, 2);
+  add({130, 66}, {1, 130}, 1);
+  add({130, 65}, {1, 130}, 0);
+  add({2, 3, 72, 70}, {15120, 5040, 1, 72}, 0);
+  add({128, 3, 66}, {1, 8448, 128}, 2);
   return v;
 }
 

@@ -148,8 +148,9 @@ TYPED_TEST(UnaryFloatTest, LargeContiguousAndTransposed) {
     check_float_op<T>(*this, oi, Layout::contiguous({kLarge}), op_inputs<T>(*this, oi, kLarge, p),
                       p);
     if (oi.op == Op::Exp) {
-      const Layout tr = transposed(1024, 1025);
-      check_float_op<T>(*this, oi, tr, op_inputs<T>(*this, oi, tr.storage_size(), p), p);
+      for (const Layout& tr : {transposed(1024, 1025), transposed(1026, 1024)}) {  // odd, even
+        check_float_op<T>(*this, oi, tr, op_inputs<T>(*this, oi, tr.storage_size(), p), p);
+      }
     }
   }
 }
@@ -370,6 +371,7 @@ TYPED_TEST(UcopyTest, SizesViewsAndGrids) {
   }
   for (const Layout& l : strided_layouts()) check_copy<T>(*this, l);
   check_copy<T>(*this, transposed(1024, 1025));
+  check_copy<T>(*this, transposed(1026, 1024));  // 2-byte values by pairs
   const auto small_grid = hkb::LaunchConfig::make(3, 1, 1, 64, 1, 1);
   check_copy<T>(*this, Layout::contiguous({100003}), &small_grid);
   check_copy<T>(*this, transposed(7, 301), &small_grid);
