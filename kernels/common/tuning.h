@@ -346,13 +346,12 @@ constexpr int mmq_blocks_per_sm(int mmq_x, int mmq_y, int row_words) {
 }
 // Whether a thread of mul_mat_* stages its units of a chunk (a line's 32 values) of a format with
 // `row_words` words of row data unrolled, all its loads in flight at once, or one unit after
-// another. NVIDIA: unrolled (up to 18% faster than an earlier build's loop over the units at 255
-// registers); HKB_MMQ_STAGE_LOOP=1 stages the one-row-word formats (q4_0, q5_0, q8_0, 168
-// registers) unit by unit, where that loop was 6-9% faster (unmeasured in this form:
-// docs/performance-quantized.md). AMD: unit by unit (unrolled spills on gfx906, q3_K on
-// every target). The CPU platform takes both, so that its tests cover them.
+// another. NVIDIA: unrolled (faster at 255 registers) but for the one-row-word formats (q4_0, q5_0,
+// q8_0: 168 registers), which stage unit by unit (9-12% faster: docs/performance-quantized.md).
+// AMD: unit by unit (unrolled spills on gfx906, q3_K on every target). The CPU platform takes
+// both, so that its tests cover them.
 #ifndef HKB_MMQ_STAGE_LOOP
-#define HKB_MMQ_STAGE_LOOP 0
+#define HKB_MMQ_STAGE_LOOP 1
 #endif
 constexpr bool mmq_stage_at_once(int row_words) {
 #if defined(HKB_PLATFORM_CPU)
