@@ -133,17 +133,22 @@ constexpr uint32_t kBilinearBusyPerMP = HKB_BILINEAR_BUSY_PER_MP;
 #endif
 constexpr uint32_t kBilinearTaps = HKB_BILINEAR_TAPS;
 // Tiles of conv_transpose1d/2d (conv/transpose_tiles.h): a thread's register tile of
-// kConvTThreadCo output channels x kConvTThreadPos positions (16 f32 sums, within the 64
+// kConvTThreadCo output channels x 4 or 2 positions (up to 16 f32 sums, within the 64
 // registers of a 1024-thread block), 16 thread rows a tile (64 channels: one 1024-thread block
 // then takes 256 positions, 16384 outputs); input channels staged kConvTChunk at a time, two
 // chunks double-buffered (44 KB of f32 with the position table: within NVIDIA's 48 KB static).
 constexpr uint32_t kConvTThreadCo = 4;
-// HKB_CONVT_THREAD_POS=2 halves a tile: more tiles than multiprocessors where 16384-output tiles
-// are about as many as the multiprocessors (the phases' unequal taps then finish unevenly).
-#ifndef HKB_CONVT_THREAD_POS
-#define HKB_CONVT_THREAD_POS 4
+// Positions a thread: conv_transpose2d takes 2 (half a tile: more tiles than multiprocessors,
+// so that the phases' unequal taps finish more evenly; 9% faster), conv_transpose1d 4 (2 was 9%
+// slower).
+#ifndef HKB_CONVT_THREAD_POS_1D
+#define HKB_CONVT_THREAD_POS_1D 4
 #endif
-constexpr uint32_t kConvTThreadPos = HKB_CONVT_THREAD_POS;
+#ifndef HKB_CONVT_THREAD_POS_2D
+#define HKB_CONVT_THREAD_POS_2D 2
+#endif
+constexpr uint32_t kConvTThreadPos1d = HKB_CONVT_THREAD_POS_1D;
+constexpr uint32_t kConvTThreadPos2d = HKB_CONVT_THREAD_POS_2D;
 constexpr uint32_t kConvTRows = 16;
 #ifndef HKB_CONVT_CHUNK
 #define HKB_CONVT_CHUNK 16

@@ -73,8 +73,8 @@ __device__ void conv_transpose1d(uint64_t l_out, uint64_t stride, uint64_t paddi
   const size_t* ks = info + 9;
   if constexpr (convt_tiled_dtype<T>::value) {
     if (transpose_tiles_apply<T>(3, sd, ss, kd, ks, 1, l_out, stride, padding, dilation)) {
-      conv_transpose_tiles(convt_geom(info, false, 1, l_out, stride, padding), busy, src, kernel,
-                           dst);
+      conv_transpose_tiles<hkb::tuning::kConvTThreadPos1d>(
+          convt_geom(info, false, 1, l_out, stride, padding), busy, src, kernel, dst);
       return;
     }
   }
@@ -136,8 +136,8 @@ __device__ void conv_transpose2d(uint64_t w_out, uint64_t h_out, uint64_t stride
   const size_t *sd = info, *ss = info + 4, *kd = info + 8, *ks = info + 12;
   if constexpr (convt_tiled_dtype<T>::value) {
     if (transpose_tiles_apply<T>(4, sd, ss, kd, ks, h_out, w_out, stride, padding, dilation)) {
-      conv_transpose_tiles(convt_geom(info, true, h_out, w_out, stride, padding), busy, src, kernel,
-                           dst);
+      conv_transpose_tiles<hkb::tuning::kConvTThreadPos2d>(
+          convt_geom(info, true, h_out, w_out, stride, padding), busy, src, kernel, dst);
       return;
     }
   }

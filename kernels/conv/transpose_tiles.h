@@ -3,10 +3,11 @@
 // k = r + j * stride, the inputs q - j: every output of a phase (ry, rx) reads the same taps, so a
 // phase is a matrix product (output channels x positions, summed over input channels x taps). A
 // block takes tiles of kConvTRows * kConvTThreadCo output channels x (its threads / kConvTRows) *
-// kConvTThreadPos positions of one phase (convt_busy_blocks share the tiles), stages
-// kConvTChunk input channels of one tap at a time in shared memory (double-buffered: the next
-// chunk's copies fly while the block computes on this one) and each thread sums a register tile
-// in the wide accumulator. 32-bit index math: transpose_tiles_apply says when every offset fits.
+// TP (tuning::kConvTThreadPos1d / 2d) positions of one phase (convt_busy_blocks share the tiles),
+// stages kConvTChunk input channels of one tap at a time in shared memory (double-buffered: the
+// next chunk's copies fly while the block computes on this one) and each thread sums a register
+// tile in the wide accumulator. 32-bit index math: transpose_tiles_apply says when every offset
+// fits.
 #pragma once
 
 #include "common.h"
@@ -125,11 +126,11 @@ struct alignas(sizeof(A) * N) ConvTVec {
   A v[N];
 };
 
-template <typename T>
+template <uint32_t TP, typename T>
 __device__ void conv_transpose_tiles(const ConvTGeom& geom, uint32_t busy, const T* src,
                                      const T* kernel, T* dst) {
   using A = hkb::wide_acc_t<T>;
-  constexpr uint32_t TC = hkb::tuning::kConvTThreadCo, TP = hkb::tuning::kConvTThreadPos;
+  constexpr uint32_t TC = hkb::tuning::kConvTThreadCo;
   constexpr uint32_t R = hkb::tuning::kConvTRows, KC = hkb::tuning::kConvTChunk;
   constexpr uint32_t TM = TC * R;               // output channels of a tile
   constexpr uint32_t kMaxTN = TP * (1024 / R);  // positions of a tile of a 1024-thread block
