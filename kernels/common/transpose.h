@@ -212,7 +212,7 @@ __device__ __noinline__ bool map_transposed(uint64_t n, uint64_t num_dims, const
   if (!transpose_of(n, num_dims, dims, strides, v)) return false;
   constexpr int kIn = tuning::kTransposeInFlight;
   constexpr size_t kSquareBytes = kTile * kTilePitch * sizeof(TI);
-  constexpr size_t kPairBytes = sizeof(TI) == 2 ? 2 * kTile * kTilePitch * 4 : 0;
+  constexpr size_t kPairBytes = sizeof(TI) == 2 ? 2 * kTile * kTilePitch * sizeof(uint32_t) : 0;
   __shared__ uint64_t raw[((kSquareBytes > kPairBytes ? kSquareBytes : kPairBytes) + 7) / 8];
   const uint32_t tid = threadIdx.x, threads = blockDim.x;
   static_assert(kTileElems == 1024, "a tile an element per thread of the largest block");
