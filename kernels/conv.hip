@@ -57,9 +57,9 @@
 // candle launches every CONV kernel with 1024-thread blocks (for_num_elems): bound the registers
 // so such a launch always fits (nvcc gives im2col on 1- and 2-byte types 72 to 90 otherwise).
 #define HKB_CONV_GLOBAL HKB_GLOBAL HKB_OCCUPANCY(1024, 1)
-// The copying kernels (im2col, im2col1d, upsample, max pooling) are bound by memory latency: two
+// The copying kernels (im2col, im2col1d, upsample, pooling) are bound by memory latency: two
 // 1024-thread blocks per multiprocessor (at most 32 registers per thread on NVIDIA) keep twice the
-// bytes in flight of one. avg pooling's f64 sum spills under that cap, so it keeps one block.
+// bytes in flight of one (avg pooling's 64-bit path spills under that cap, and it is still faster).
 #define HKB_CONV_COPY_GLOBAL HKB_GLOBAL HKB_OCCUPANCY(1024, 2)
 #define HKB_CONV(TAG, T)                                                                           \
   HKB_CONV_GLOBAL void conv1d_##TAG(                                                               \
@@ -85,7 +85,7 @@
       const T* src, const T* kernel, T* dst) {                                                     \
     conv_transpose2d<T>(w_out, h_out, stride, padding, dilation, info, src, kernel, dst);          \
   }                                                                                                \
-  HKB_CONV_GLOBAL void avg_pool2d_##TAG(                                                           \
+  HKB_CONV_COPY_GLOBAL void avg_pool2d_##TAG(                                                      \
       const size_t src_numel, const size_t w_k, const size_t h_k, const size_t w_stride,           \
       const size_t h_stride, const size_t* info, const T* src, T* dst) {                           \
     pool2d<T, false>(w_k, h_k, w_stride, h_stride, info, src, dst);                                \

@@ -36,33 +36,67 @@ HKB_DEVICE PoolShape pool_shape(const size_t* info, uint64_t w_k, uint64_t h_k, 
   return p;
 }
 
+// A window's running result: max_of from its first source on (adding that source again leaves it
+// unchanged), or the wide sum, scaled by inv at the end.
+template <typename T, bool kMax>
+struct PoolAcc {
+  using V = typename std::conditional<kMax, T, hkb::wide_acc_t<T>>::type;
+  V v;
+  HKB_DEVICE explicit PoolAcc(T first) {
+    if constexpr (kMax) {
+      v = first;
+    } else {
+      v = V(0);
+    }
+  }
+  HKB_DEVICE void add(T x) {
+    if constexpr (kMax) {
+      v = max_of(v, x);
+    } else {
+      v += hkb::to_wide_acc(x);
+    }
+  }
+  HKB_DEVICE T result(double inv) const {
+    if constexpr (kMax) {
+      return v;
+    } else if constexpr (std::is_same<V, double>::value) {
+      return static_cast<T>(v * inv);
+    } else if constexpr (std::is_same<V, float>::value) {
+      return hkb::from_acc<T>(v * static_cast<float>(inv));
+    } else {
+      return static_cast<T>(static_cast<float>(v) * static_cast<float>(inv));
+    }
+  }
+};
+
 // One window's result from its sources s[a * sx + b * sy], a < w_k, b < h_k, visited in that
 // order (max: the first source, then max_of with each next, 0 for an empty window; avg: the sum
 // times inv).
 template <typename T, bool kMax, typename I>
 HKB_DEVICE T pool_window(const T* s, I w_k, I h_k, I sx, I sy, double inv) {
-  if constexpr (kMax) {
-    if (w_k == 0 || h_k == 0) return zero<T>();
-    T m = s[0];
-    for (I a = 0; a < w_k; ++a) {
-      for (I b = 0; b < h_k; ++b) {
-        if (a != 0 || b != 0) m = max_of(m, s[a * sx + b * sy]);
-      }
-    }
-    return m;
-  } else {
-    hkb::wide_acc_t<T> acc = 0;
-    for (I a = 0; a < w_k; ++a) {
-      for (I b = 0; b < h_k; ++b) acc += hkb::to_wide_acc(s[a * sx + b * sy]);
-    }
-    if constexpr (std::is_same<hkb::wide_acc_t<T>, double>::value) {
-      return static_cast<T>(acc * inv);
-    } else if constexpr (std::is_same<hkb::wide_acc_t<T>, float>::value) {
-      return hkb::from_acc<T>(acc * static_cast<float>(inv));
-    } else {
-      return static_cast<T>(static_cast<float>(acc) * static_cast<float>(inv));
-    }
+  if (kMax && (w_k == 0 || h_k == 0)) return zero<T>();
+  PoolAcc<T, kMax> acc(kMax ? s[0] : zero<T>());
+  for (I a = 0; a < w_k; ++a) {
+    for (I b = 0; b < h_k; ++b) acc.add(s[a * sx + b * sy]);
   }
+  return acc.result(inv);
+}
+
+// A window of A x B sources known at compile time: every load before the first combination.
+template <int A, int B, typename T, typename I>
+HKB_DEVICE void load_window(const T* s, I sx, I sy, T (&v)[A * B]) {
+#pragma unroll
+  for (int a = 0; a < A; ++a) {
+#pragma unroll
+    for (int b = 0; b < B; ++b) v[a * B + b] = s[a * sx + b * sy];
+  }
+}
+template <typename T, bool kMax, int N>
+HKB_DEVICE T combine_window(const T (&v)[N], double inv) {
+  PoolAcc<T, kMax> acc(v[0]);
+#pragma unroll
+  for (int k = kMax ? 1 : 0; k < N; ++k) acc.add(v[k]);
+  return acc.result(inv);
 }
 
 // One output a thread. Windows never leave the input: the last starts at w_stride * (w_out - 1),
@@ -85,15 +119,23 @@ __device__ void pool2d(uint64_t w_k, uint64_t h_k, uint64_t w_stride, uint64_t h
     const uint32_t sx = static_cast<uint32_t>(st2), sy = static_cast<uint32_t>(st3);
     const uint32_t step_x = static_cast<uint32_t>(w_stride) * sx;
     const uint32_t step_y = static_cast<uint32_t>(h_stride) * sy;
-    for (uint64_t i = hkb::global_thread_index(); i < p.n; i += hkb::grid_stride()) {
-      const uint32_t i32 = static_cast<uint32_t>(i);
-      const uint32_t q = i32 / h_out, oh = i32 - q * h_out;
+    const auto source = [&](uint32_t e) {
+      const uint32_t q = e / h_out, oh = e - q * h_out;
       const uint32_t bc = q / w_out, ow = q - bc * w_out;
       const uint32_t b = bc / c, ch = bc - b * c;
-      const uint32_t off = b * static_cast<uint32_t>(st0) + ch * static_cast<uint32_t>(st1) +
-                           ow * step_x + oh * step_y;
-      dst[i] = pool_window<T, kMax>(src + off, static_cast<uint32_t>(w_k),
-                                    static_cast<uint32_t>(h_k), sx, sy, inv);
+      return src + (b * static_cast<uint32_t>(st0) + ch * static_cast<uint32_t>(st1) + ow * step_x +
+                    oh * step_y);
+    };
+    for (uint64_t i = hkb::global_thread_index(); i < p.n; i += hkb::grid_stride()) {
+      const T* s = source(static_cast<uint32_t>(i));
+      if (w_k == 2 && h_k == 2) {  // the common window: compile-time, all loads in flight
+        T v[4];
+        load_window<2, 2>(s, sx, sy, v);
+        dst[i] = combine_window<T, kMax>(v, inv);
+      } else {
+        dst[i] = pool_window<T, kMax>(s, static_cast<uint32_t>(w_k), static_cast<uint32_t>(h_k), sx,
+                                      sy, inv);
+      }
     }
     return;
   }
