@@ -49,11 +49,13 @@ hkb_status guarded(F&& f) {
   }
 }
 
-Status ctx_library(hkb_context ctx, Library** lib) {
+[[gnu::cold, gnu::noinline]] Status no_library(hkb_context ctx) {
   if (ctx == nullptr) return error(HKB_ERROR_INVALID_ARGUMENT, "null context");
-  if (!ctx->alive.load(std::memory_order_acquire)) {
-    return error(HKB_ERROR_SHUT_DOWN, "the context was shut down (hkb_shutdown)");
-  }
+  return error(HKB_ERROR_SHUT_DOWN, "the context was shut down (hkb_shutdown)");
+}
+
+Status ctx_library(hkb_context ctx, Library** lib) {
+  if (ctx == nullptr || !ctx->alive.load(std::memory_order_acquire)) return no_library(ctx);
   *lib = ctx->lib;
   return Status::ok();
 }

@@ -20,6 +20,61 @@ std::string join_names(const std::vector<std::string>& names) {
   return s;
 }
 
+// Whether a launch passes every check on its way to the driver; launch_rejection says why not.
+bool launch_acceptable(const KernelInfo& k, const hkb_context_s* ctx, const hkb_launch_config& c,
+                       const hkb_stream_s* stream, void* const* args, const size_t* arg_sizes,
+                       size_t num_args) {
+  if (stream != nullptr && (!stream->alive || stream->ctx != ctx)) return false;
+  if (num_args != k.params.size()) return false;
+  if (num_args > 0 && (args == nullptr || arg_sizes == nullptr)) return false;
+  for (size_t i = 0; i < num_args; ++i) {
+    if (args[i] == nullptr || arg_sizes[i] != k.params[i].size) return false;
+  }
+  const uint64_t threads = uint64_t{c.block[0]} * c.block[1] * c.block[2];
+  return threads != 0 && threads <= kMaxBlockThreads;
+}
+
+[[gnu::cold, gnu::noinline]] Status launch_rejection(const KernelInfo& k, const hkb_context_s* ctx,
+                                                     const hkb_launch_config& c,
+                                                     const hkb_stream_s* stream, void* const* args,
+                                                     const size_t* arg_sizes, size_t num_args) {
+  if (stream != nullptr) {
+    if (!stream->alive)
+      return error(HKB_ERROR_SHUT_DOWN, "launch of " + k.name + " on a destroyed stream");
+    if (stream->ctx != ctx) {
+      return error(HKB_ERROR_INVALID_ARGUMENT,
+                   "launch of " + k.name + " on device " + std::to_string(ctx->ordinal) +
+                       " with a stream of device " + std::to_string(stream->ctx->ordinal));
+    }
+  }
+  if (num_args != k.params.size()) {
+    return error(HKB_ERROR_ARGUMENT_MISMATCH, k.name + " takes " + std::to_string(k.params.size()) +
+                                                  " arguments, given " + std::to_string(num_args) +
+                                                  "; signature: " + signature_string(k));
+  }
+  if (num_args > 0 && (args == nullptr || arg_sizes == nullptr)) {
+    return error(HKB_ERROR_INVALID_ARGUMENT, k.name + ": null argument or size array");
+  }
+  for (size_t i = 0; i < num_args; ++i) {
+    if (args[i] == nullptr) {
+      return error(HKB_ERROR_INVALID_ARGUMENT,
+                   k.name + ": argument " + std::to_string(i) + " (" + k.params[i].name +
+                       ") points to no host copy (args[i] must point to the value)");
+    }
+    if (arg_sizes[i] != k.params[i].size) {
+      return error(HKB_ERROR_ARGUMENT_MISMATCH,
+                   k.name + ": argument " + std::to_string(i) + " (" + k.params[i].name + ": " +
+                       k.params[i].type + ") is " + std::to_string(k.params[i].size) +
+                       " bytes, given " + std::to_string(arg_sizes[i]) +
+                       "; signature: " + signature_string(k));
+    }
+  }
+  return error(HKB_ERROR_INVALID_ARGUMENT, k.name + ": block (" + std::to_string(c.block[0]) + "," +
+                                               std::to_string(c.block[1]) + "," +
+                                               std::to_string(c.block[2]) +
+                                               ") must have between 1 and 1024 threads");
+}
+
 }  // namespace
 
 Options Options::from_environment() {
@@ -110,17 +165,23 @@ Status Library::context(int ordinal, hkb_context_s** out) {
   return Status::ok();
 }
 
-Status Library::check_alive(hkb_context_s* ctx) const {
+namespace {
+
+[[gnu::cold, gnu::noinline]] Status dead_context(const hkb_context_s* ctx) {
   if (ctx == nullptr) return error(HKB_ERROR_INVALID_ARGUMENT, "null context");
-  if (!ctx->alive.load(std::memory_order_acquire)) {
-    return error(HKB_ERROR_SHUT_DOWN, "the context of device " + std::to_string(ctx->ordinal) +
-                                          " was shut down (hkb_shutdown); get a new one");
-  }
-  return Status::ok();
+  return error(HKB_ERROR_SHUT_DOWN, "the context of device " + std::to_string(ctx->ordinal) +
+                                        " was shut down (hkb_shutdown); get a new one");
+}
+
+}  // namespace
+
+Status Library::check_alive(hkb_context_s* ctx) const {
+  if (ctx != nullptr && ctx->alive.load(std::memory_order_acquire)) return Status::ok();
+  return dead_context(ctx);
 }
 
 Status Library::enter(hkb_context_s* ctx, LiveLock* lock) const {
-  if (ctx == nullptr) return error(HKB_ERROR_INVALID_ARGUMENT, "null context");
+  if (ctx == nullptr) return dead_context(ctx);
   *lock = LiveLock(ctx->life_mu);
   return check_alive(ctx);
 }
@@ -299,43 +360,9 @@ Status Library::launch(hkb_function_s* fn, const hkb_launch_config& c, hkb_strea
   LiveLock live;
   HKB_RETURN_IF_ERROR(enter(fn->ctx, &live));
   const KernelInfo& k = *fn->info;
-  if (stream != nullptr) {
-    if (!stream->alive)
-      return error(HKB_ERROR_SHUT_DOWN, "launch of " + k.name + " on a destroyed stream");
-    if (stream->ctx != fn->ctx) {
-      return error(HKB_ERROR_INVALID_ARGUMENT,
-                   "launch of " + k.name + " on device " + std::to_string(fn->ctx->ordinal) +
-                       " with a stream of device " + std::to_string(stream->ctx->ordinal));
-    }
-  }
-  if (num_args != k.params.size()) {
-    return error(HKB_ERROR_ARGUMENT_MISMATCH, k.name + " takes " + std::to_string(k.params.size()) +
-                                                  " arguments, given " + std::to_string(num_args) +
-                                                  "; signature: " + signature_string(k));
-  }
-  if (num_args > 0 && (args == nullptr || arg_sizes == nullptr)) {
-    return error(HKB_ERROR_INVALID_ARGUMENT, k.name + ": null argument or size array");
-  }
-  for (size_t i = 0; i < num_args; ++i) {
-    if (args[i] == nullptr) {
-      return error(HKB_ERROR_INVALID_ARGUMENT,
-                   k.name + ": argument " + std::to_string(i) + " (" + k.params[i].name +
-                       ") points to no host copy (args[i] must point to the value)");
-    }
-    if (arg_sizes[i] != k.params[i].size) {
-      return error(HKB_ERROR_ARGUMENT_MISMATCH,
-                   k.name + ": argument " + std::to_string(i) + " (" + k.params[i].name + ": " +
-                       k.params[i].type + ") is " + std::to_string(k.params[i].size) +
-                       " bytes, given " + std::to_string(arg_sizes[i]) +
-                       "; signature: " + signature_string(k));
-    }
-  }
-  const uint64_t threads = uint64_t{c.block[0]} * c.block[1] * c.block[2];
-  if (threads == 0 || threads > kMaxBlockThreads) {
-    return error(HKB_ERROR_INVALID_ARGUMENT, k.name + ": block (" + std::to_string(c.block[0]) +
-                                                 "," + std::to_string(c.block[1]) + "," +
-                                                 std::to_string(c.block[2]) +
-                                                 ") must have between 1 and 1024 threads");
+  // Every check as one branch; the messages are built out of line (the hot path stays small).
+  if (!launch_acceptable(k, fn->ctx, c, stream, args, arg_sizes, num_args)) {
+    return launch_rejection(k, fn->ctx, c, stream, args, arg_sizes, num_args);
   }
   if (c.grid[0] == 0 || c.grid[1] == 0 || c.grid[2] == 0) {
     logger()->trace("hkb: {} empty grid, nothing launched", k.name);
