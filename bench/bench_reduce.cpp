@@ -145,6 +145,11 @@ int main() {
       report.add(softmax_case<float>(dev, "f32", n / w, static_cast<int>(w)));
       report.add(norm_case<float>(dev, false, "f32", n / w, static_cast<int>(w)));
     }
+    // Hidden sizes of small models: a 1024-thread block a row of 1024 to 4096 values.
+    for (size_t w : {size_t{1024}, size_t{2048}, size_t{4096}}) {
+      if (w != 1024) report.add(norm_case<float>(dev, false, "f32", n / w, static_cast<int>(w)));
+      report.add(norm_case<float>(dev, true, "f32", n / w, static_cast<int>(w)));
+    }
     report.section("REDUCE bf16 (candle geometry)");
     report.add(fast_case<hkb::bf16>(dev, "fast_sum_bf16", rows, cols));
     report.add(fast_case<hkb::bf16>(dev, "fast_max_bf16", rows, cols));
@@ -157,6 +162,10 @@ int main() {
     report.add(softmax_case<hkb::bf16>(dev, "bf16", 65536, 128));
     report.add(norm_case<hkb::bf16>(dev, false, "bf16", rows, icols));
     report.add(norm_case<hkb::bf16>(dev, true, "bf16", rows, icols));
+    for (size_t w : {size_t{1024}, size_t{2048}, size_t{4096}}) {
+      report.add(norm_case<hkb::bf16>(dev, false, "bf16", n / w, static_cast<int>(w)));
+      report.add(norm_case<hkb::bf16>(dev, true, "bf16", n / w, static_cast<int>(w)));
+    }
     for (int variant = 0; variant < 3; ++variant) {
       report.add(rope_case<float>(dev, variant, "f32"));
       report.add(rope_case<hkb::bf16>(dev, variant, "bf16"));

@@ -176,8 +176,10 @@ struct NormRow {
   bool vec;
   P cache[kCached];
 
-  HKB_DEVICE NormRow(const T* x_, T* y_, const T* alpha_, const T* beta_, uint64_t n_)
-      : x(x_), y(y_), alpha(alpha_), beta(beta_), n(n_), tid(block_tid()), nt(block_threads()) {
+  // Threads tid_ of nt_ take the row (the whole block by default).
+  HKB_DEVICE NormRow(const T* x_, T* y_, const T* alpha_, const T* beta_, uint64_t n_,
+                     uint32_t tid_ = block_tid(), uint32_t nt_ = block_threads())
+      : x(x_), y(y_), alpha(alpha_), beta(beta_), n(n_), tid(tid_), nt(nt_) {
     vec = n % V == 0 && hkb::is_aligned(x, 16) && hkb::is_aligned(y, 16) &&
           (alpha == nullptr || hkb::is_aligned(alpha, 16)) &&
           (beta == nullptr || hkb::is_aligned(beta, 16));
@@ -259,15 +261,35 @@ struct NormRow {
   }
 };
 
+// Rows of at most tuning::norm_wave_bytes in blocks of whole waves: the first wave takes the row
+// (wave shuffles, no barrier) and the others leave at once, so that more rows are in flight.
+template <typename T, bool kLayer>
+HKB_DEVICE bool norm_by_wave(uint64_t n) {
+  constexpr uint64_t kBytes = hkb::tuning::norm_wave_bytes(kLayer, sizeof(T));
+  if constexpr (kBytes == 0) return false;
+  const uint32_t nt = block_threads();
+  return n <= kBytes / sizeof(T) && nt > HKB_WAVE_SIZE && nt % HKB_WAVE_SIZE == 0;
+}
+template <typename A>
+HKB_DEVICE A wave_sum(A v) {
+  for (uint32_t m = HKB_WAVE_SIZE / 2; m > 0; m >>= 1) {
+    v += xor_shuffle<false>(v, m, HKB_WAVE_SIZE);
+  }
+  return v;
+}
+
 template <typename T>
 __device__ void rmsnorm(const T* src, T* dst, const T* alpha, int n_cols, float eps) {
   using A = acc_t<T>;
   if (n_cols <= 0) return;
   const uint64_t n = static_cast<uint64_t>(n_cols);
-  NormRow<T> row(src + blockIdx.x * n, dst + blockIdx.x * n, alpha, nullptr, n);
+  const bool wave = norm_by_wave<T, false>(n);
+  if (wave && block_tid() >= HKB_WAVE_SIZE) return;
+  NormRow<T> row(src + blockIdx.x * n, dst + blockIdx.x * n, alpha, nullptr, n, block_tid(),
+                 wave ? HKB_WAVE_SIZE : block_threads());
   A sq = 0;
   row.load([&](A v) { sq += v * v; });
-  sq = block_reduce(sq, PlusOp<A>{});
+  sq = wave ? wave_sum(sq) : block_reduce(sq, PlusOp<A>{});
   const A inv = A(1) / sqrt_of(sq / static_cast<A>(n) + static_cast<A>(eps));
   row.write([&](A v, A a, A) { return v * inv * a; });
 }
@@ -278,14 +300,17 @@ __device__ void layernorm(const T* src, T* dst, const T* alpha, const T* beta, i
   using A = acc_t<T>;
   if (n_cols <= 0) return;
   const uint64_t n = static_cast<uint64_t>(n_cols);
+  const bool wave = norm_by_wave<T, true>(n);
+  if (wave && block_tid() >= HKB_WAVE_SIZE) return;
   NormRow<T, layernorm_cached_packs<T>::value> row(src + blockIdx.x * n, dst + blockIdx.x * n,
-                                                   alpha, beta, n);
+                                                   alpha, beta, n, block_tid(),
+                                                   wave ? HKB_WAVE_SIZE : block_threads());
   A s = 0;
   row.load([&](A v) { s += v; });
-  const A mean = block_reduce(s, PlusOp<A>{}) / static_cast<A>(n);
+  const A mean = (wave ? wave_sum(s) : block_reduce(s, PlusOp<A>{})) / static_cast<A>(n);
   A dev = 0;
   row.reread([&](A v) { dev += (v - mean) * (v - mean); });
-  const A var = block_reduce(dev, PlusOp<A>{}) / static_cast<A>(n);
+  const A var = (wave ? wave_sum(dev) : block_reduce(dev, PlusOp<A>{})) / static_cast<A>(n);
   const A inv = A(1) / sqrt_of(var + static_cast<A>(eps));
   row.write([&](A v, A a, A b) { return (v - mean) * inv * a + b; });
 }
