@@ -166,6 +166,7 @@ int main() {
       report.add(norm_case<hkb::bf16>(dev, false, "bf16", n / w, static_cast<int>(w)));
       report.add(norm_case<hkb::bf16>(dev, true, "bf16", n / w, static_cast<int>(w)));
     }
+    report.add(norm_case<hkb::bf16>(dev, false, "bf16", n / 16384, 16384));
     for (int variant = 0; variant < 3; ++variant) {
       report.add(rope_case<float>(dev, variant, "f32"));
       report.add(rope_case<hkb::bf16>(dev, variant, "bf16"));
