@@ -99,15 +99,15 @@ HKB_DEVICE uint32_t active_blocks(uint64_t units, uint32_t busy) {
 // The most blocks the resident split makes busy: every block of a grid of at most
 // tuning::kResidentBlockBound blocks (hkb_launch_config_tuned's grids, whose blocks each take a
 // few packs: many blocks streaming their own spans are faster than a few looping over everything);
-// of a larger grid, tuning::kResidentQuarters quarters of a block per multiprocessor, at least
-// one and below kResidentBlockBound, which idle blocks test before anything else. No division, so
-// idle blocks can test it first: they outnumber the busy ones a thousand to one, and every
-// instruction they run before leaving lengthens the launch.
-HKB_DEVICE uint32_t resident_cap() {
+// of a larger grid, `quarters` (tuning::kResidentQuarters) quarters of a block per multiprocessor,
+// at least one and below kResidentBlockBound, which idle blocks test before anything else. No
+// division, so idle blocks can test it first: they outnumber the busy ones a thousand to one, and
+// every instruction they run before leaving lengthens the launch.
+HKB_DEVICE uint32_t resident_cap(uint32_t quarters = tuning::kResidentQuarters) {
   constexpr uint32_t kBound = tuning::kResidentBlockBound;
   if (blockIdx.x >= kBound) return kBound;  // idle whatever the count: no read of it
   const uint32_t mps = multiprocessors();
-  uint32_t cap = mps * tuning::kResidentQuarters / 4;
+  uint32_t cap = mps * quarters / 4;
   if (gridDim.x <= kBound) cap = gridDim.x;
   if (cap > kBound) cap = kBound;
   return cap == 0 ? 1 : cap;

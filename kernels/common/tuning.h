@@ -98,6 +98,10 @@ constexpr int kConvCopyPacks = HKB_CONV_COPY_PACKS;
 // Rounds of kConvCopyPacks units per thread of a spread group: the group's chain of index math
 // and loads is paid once for that many rounds.
 constexpr int kConvGroupRounds = 2;
+// Busy blocks of upsample_nearest2d's path for scales that are not powers of two (f64 products,
+// one unit a thread), in quarters of a block per multiprocessor: a block each (x3: 44 -> 58% of
+// copy on the H100), where the power-of-two paths keep kResidentQuarters (x2 f32 79 -> 73% at 4).
+constexpr uint32_t kNearestScaledQuarters = 4;
 // Outputs a thread of the im2col tap table loads before storing them.
 constexpr int kIm2colRounds = 4;
 // Busy blocks of im2col in quarters of a block per multiprocessor: two 1024-thread blocks fill

@@ -38,10 +38,10 @@ struct Group {
 // split (elementwise.h) instead, its threads M units each a round; the grid's own size (one output
 // per thread) bounds the busy blocks, as counting the units takes info reads. upsample_nearest2d
 // is faster resident, im2col spread (its index math per unit wants every multiprocessor).
-template <int V, int M, bool Resident>
+template <int V, int M, bool Resident, uint32_t kQuarters = hkb::tuning::kResidentQuarters>
 HKB_DEVICE bool group_of_block(Group* g) {
   if (Resident) {
-    uint32_t busy = hkb::resident_cap();
+    uint32_t busy = hkb::resident_cap(kQuarters);
     if (blockIdx.x >= busy) return false;
     const uint32_t span = blockDim.x * M;
     const uint32_t rounds = (gridDim.x + V * M - 1) / (V * M);

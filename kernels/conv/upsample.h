@@ -221,8 +221,10 @@ template <typename T, int M, bool kShift>
 HKB_DEVICE void nearest_launch(uint64_t w_out, uint64_t h_out, double w_scale, double h_scale,
                                int w_shift, int h_shift, const size_t* info, const T* src, T* dst) {
   constexpr int V = pack_width<T>::value;
+  constexpr uint32_t kQuarters =
+      kShift ? hkb::tuning::kResidentQuarters : hkb::tuning::kNearestScaledQuarters;
   Group g;
-  if (!group_of_block<V, M, true>(&g)) return;
+  if (!group_of_block<V, M, true, kQuarters>(&g)) return;
   const uint64_t b = info[0], c = info[1], w_in = info[2], h_in = info[3];
   const uint64_t rows = b * c * w_out;
   if (rows == 0 || h_out == 0 || w_in == 0 || h_in == 0) return;
@@ -280,7 +282,11 @@ __device__ void upsample_nearest2d(uint64_t w_out, uint64_t h_out, double w_scal
                                    const size_t* info, const T* src, T* dst) {
   // Both launches take resident groups: the blocks past the cap (nearly all of candle's grid)
   // leave before any other instruction.
-  if (blockIdx.x >= hkb::resident_cap()) return;
+  constexpr uint32_t kMostQuarters =
+      hkb::tuning::kResidentQuarters > hkb::tuning::kNearestScaledQuarters
+          ? hkb::tuning::kResidentQuarters
+          : hkb::tuning::kNearestScaledQuarters;
+  if (blockIdx.x >= hkb::resident_cap(kMostQuarters)) return;
   const int w_shift = pow2_shift(w_scale), h_shift = pow2_shift(h_scale);
   if (w_shift >= 0 && h_shift >= 0) {
     nearest_launch<T, copy_packs<T>::value, true>(w_out, h_out, w_scale, h_scale, w_shift, h_shift,
