@@ -137,6 +137,15 @@ HKB_DEVICE SoftmaxPart<A> xor_shuffle(SoftmaxPart<A> v, uint32_t mask, uint32_t 
   return {lane_xor<kFirst>(v.max, mask, width), lane_xor<kFirst>(v.sum, mask, width)};
 }
 
+// Combines `v` over the lanes of a whole wave with op.combine (an xor butterfly): every lane of the
+// wave gets the result, with the same bits.
+template <class Op>
+HKB_DEVICE typename Op::V wave_reduce(typename Op::V v, const Op& op) {
+  constexpr uint32_t W = HKB_WAVE_SIZE;
+  for (uint32_t m = W >> 1; m > 0; m >>= 1) v = op.combine(v, xor_shuffle<false>(v, m, W));
+  return v;
+}
+
 // Combines every thread's `v` with op.combine; every thread gets the result. All threads of the
 // block must call it together. Combines are commutative, so the xor butterfly gives every lane the
 // same bits.
@@ -153,14 +162,14 @@ HKB_DEVICE typename Op::V block_reduce(typename Op::V v, const Op& op) {
     return v;
   }
   if (n % W == 0) {
-    for (uint32_t m = W >> 1; m > 0; m >>= 1) v = op.combine(v, xor_shuffle<false>(v, m, W));
+    v = wave_reduce(v, op);
     if (tid % W == 0) scratch[tid / W] = v;
     hkb::block_sync();
     // Every wave combines the n / W <= W partials with a second butterfly (a tree, like the
     // first), so every thread has the result without another barrier.
     const uint32_t lane = tid % W;
     V r = lane < n / W ? scratch[lane] : op.identity();
-    for (uint32_t m = W >> 1; m > 0; m >>= 1) r = op.combine(r, xor_shuffle<false>(r, m, W));
+    r = wave_reduce(r, op);
     hkb::block_sync();  // scratch is free for the next call
     return r;
   }
@@ -224,7 +233,7 @@ HKB_DEVICE void segment_put(typename Op::V v, const Op& op, uint32_t seg, uint32
     if (tid % seg == 0) emit(k, tid / seg, v);
     return;
   }
-  for (uint32_t m = W >> 1; m > 0; m >>= 1) v = op.combine(v, xor_shuffle<false>(v, m, W));
+  v = wave_reduce(v, op);
   if (tid % W == 0) buf[k * (n / W) + tid / W] = v;
 }
 

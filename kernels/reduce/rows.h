@@ -270,13 +270,6 @@ HKB_DEVICE bool norm_by_wave(uint64_t n) {
   const uint32_t nt = block_threads();
   return n <= kBytes / sizeof(T) && nt > HKB_WAVE_SIZE && nt % HKB_WAVE_SIZE == 0;
 }
-template <typename A>
-HKB_DEVICE A wave_sum(A v) {
-  for (uint32_t m = HKB_WAVE_SIZE / 2; m > 0; m >>= 1) {
-    v += xor_shuffle<false>(v, m, HKB_WAVE_SIZE);
-  }
-  return v;
-}
 
 template <typename T>
 __device__ void rmsnorm(const T* src, T* dst, const T* alpha, int n_cols, float eps) {
@@ -289,7 +282,7 @@ __device__ void rmsnorm(const T* src, T* dst, const T* alpha, int n_cols, float 
                  wave ? HKB_WAVE_SIZE : block_threads());
   A sq = 0;
   row.load([&](A v) { sq += v * v; });
-  sq = wave ? wave_sum(sq) : block_reduce(sq, PlusOp<A>{});
+  sq = wave ? wave_reduce(sq, PlusOp<A>{}) : block_reduce(sq, PlusOp<A>{});
   const A inv = A(1) / sqrt_of(sq / static_cast<A>(n) + static_cast<A>(eps));
   row.write([&](A v, A a, A) { return v * inv * a; });
 }
@@ -307,10 +300,12 @@ __device__ void layernorm(const T* src, T* dst, const T* alpha, const T* beta, i
                                                    wave ? HKB_WAVE_SIZE : block_threads());
   A s = 0;
   row.load([&](A v) { s += v; });
-  const A mean = (wave ? wave_sum(s) : block_reduce(s, PlusOp<A>{})) / static_cast<A>(n);
+  const A mean =
+      (wave ? wave_reduce(s, PlusOp<A>{}) : block_reduce(s, PlusOp<A>{})) / static_cast<A>(n);
   A dev = 0;
   row.reread([&](A v) { dev += (v - mean) * (v - mean); });
-  const A var = (wave ? wave_sum(dev) : block_reduce(dev, PlusOp<A>{})) / static_cast<A>(n);
+  const A var =
+      (wave ? wave_reduce(dev, PlusOp<A>{}) : block_reduce(dev, PlusOp<A>{})) / static_cast<A>(n);
   const A inv = A(1) / sqrt_of(var + static_cast<A>(eps));
   row.write([&](A v, A a, A b) { return (v - mean) * inv * a + b; });
 }
