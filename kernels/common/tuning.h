@@ -99,8 +99,9 @@ constexpr int kConvCopyPacks = HKB_CONV_COPY_PACKS;
 // and loads is paid once for that many rounds.
 constexpr int kConvGroupRounds = 2;
 // Busy blocks of upsample_nearest2d's path for scales that are not powers of two (f64 products,
-// one unit a thread), in quarters of a block per multiprocessor: a block each (x3: 44 -> 58% of
-// copy on the H100), where the power-of-two paths keep kResidentQuarters (x2 f32 79 -> 73% at 4).
+// one unit a thread), in quarters of a block per multiprocessor: its index math wants a block on
+// every multiprocessor, where the power-of-two paths, bound by bytes, keep kResidentQuarters
+// (measurements: docs/performance-round2b.md).
 constexpr uint32_t kNearestScaledQuarters = 4;
 // Outputs a thread of the im2col tap table loads before storing them.
 constexpr int kIm2colRounds = 4;
@@ -143,8 +144,8 @@ constexpr uint32_t kBilinearTaps = HKB_BILINEAR_TAPS;
 // chunks double-buffered (44 KB of f32 with the position table: within NVIDIA's 48 KB static).
 constexpr uint32_t kConvTThreadCo = 4;
 // Positions a thread: conv_transpose2d takes 2 (half a tile: more tiles than multiprocessors,
-// so that the phases' unequal taps finish more evenly; 9% faster), conv_transpose1d 4 (2 was 9%
-// slower).
+// so that the phases' unequal taps finish more evenly), conv_transpose1d 4 (2 was slower:
+// docs/performance-round2.md).
 #ifndef HKB_CONVT_THREAD_POS_1D
 #define HKB_CONVT_THREAD_POS_1D 4
 #endif
@@ -229,9 +230,9 @@ constexpr int kRowUnroll = 4;
 // spill under the 64 VGPRs of gfx906's 1024-thread blocks.
 constexpr int kSoftmaxNarrowDepth = 2;
 // rmsnorm / layernorm rows of at most this many bytes go to the block's first wave alone, the
-// other waves of candle's 1024-thread block leaving at once: more rows in flight (rows of 1024 f32
-// twice as fast; rows of 8 KB slower). Not 2-byte rmsnorm unless HKB_NORM_WAVE_RMS_NARROW: there
-// the path spills under NVIDIA's 32-register cap, rows of 8192 80 -> 75%, rows of 1024 17 -> 29%.
+// other waves of candle's 1024-thread block leaving at once: more rows in flight, where longer rows
+// want the whole block. Not 2-byte rmsnorm unless HKB_NORM_WAVE_RMS_NARROW: there the path spills
+// under NVIDIA's 32-register cap and slows the long rows (docs/performance-round2b.md).
 #ifndef HKB_NORM_WAVE_BYTES
 #define HKB_NORM_WAVE_BYTES 4096
 #endif
@@ -344,7 +345,7 @@ constexpr int mmq_thread_rows(int mmq_x, int mmq_y) {
   return mmq_x == 64 && mmq_y == 64 ? 4 : 8;
 }
 // Columns of q8_1 words a thread with `outputs` accumulators holds at once (8 words each): 8, and
-// beside q3_K's 128 accumulators 2 on NVIDIA (a 16-byte spill on sm_90, yet 7% faster than 1) and
+// beside q3_K's 128 accumulators 2 on NVIDIA (a 16-byte spill on sm_90, yet faster than 1) and
 // 1 on AMD (2 spill on gfx90a and gfx940) and on the CPU platform, which runs the AMD path.
 #ifndef HKB_MMQ_WIDE_COLS
 #if defined(HKB_PLATFORM_AMD)  // and the CPU platform
@@ -374,7 +375,7 @@ constexpr int mmq_blocks_per_sm(int mmq_x, int mmq_y, int row_words) {
 // Whether a thread of mul_mat_* stages its units of a chunk (a line's 32 values) of a format with
 // `row_words` words of row data unrolled, all its loads in flight at once, or one unit after
 // another. NVIDIA: unrolled (faster at 255 registers) but for the one-row-word formats (q4_0, q5_0,
-// q8_0: 168 registers), which stage unit by unit (9-12% faster: docs/performance-quantized.md).
+// q8_0: 168 registers), which stage unit by unit (faster: docs/performance-quantized.md).
 // AMD: unit by unit (unrolled spills on gfx906, q3_K on every target). The CPU platform takes
 // both, so that its tests cover them.
 #ifndef HKB_MMQ_STAGE_LOOP
