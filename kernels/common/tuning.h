@@ -137,6 +137,12 @@ constexpr uint32_t kBilinearBusyPerMP = HKB_BILINEAR_BUSY_PER_MP;
 #define HKB_BILINEAR_TAPS 1024
 #endif
 constexpr uint32_t kBilinearTaps = HKB_BILINEAR_TAPS;
+// Output rows of a thread's strip in upsample_bilinear2d's table path: longer strips reuse more
+// source-row blends, shorter ones balance the resident threads better.
+#ifndef HKB_BILINEAR_STRIP_ROWS
+#define HKB_BILINEAR_STRIP_ROWS 16
+#endif
+constexpr uint32_t kBilinearStripRows = HKB_BILINEAR_STRIP_ROWS;
 // Tiles of conv_transpose1d/2d (conv/transpose_tiles.h): a thread's register tile of
 // kConvTThreadCo output channels x 4 or 2 positions (up to 16 f32 sums, within the 64
 // registers of a 1024-thread block), 16 thread rows a tile (64 channels: one 1024-thread block

@@ -1,5 +1,6 @@
 // upsample_nearest2d (copying kernel: packs in resident groups, an x2 path, a 32-bit body with
-// fast division) and upsample_bilinear2d (resident blocks, tap tables in shared memory).
+// fast division) and upsample_bilinear2d (resident blocks, tap tables in shared memory, strips of
+// rows that reuse each source row's blends).
 #pragma once
 
 #include "common.h"
@@ -367,8 +368,58 @@ HKB_DEVICE T bilinear_at(const T* s, I r0, I r1, double wy1, I x0, I x1, double 
   return from_double<T>(blend(wy0, top, wy1, bottom));
 }
 
+// One output column's horizontal blend of the source row at offset row: its first tap's source is
+// col[row], the second dx further, weighted w1.
+template <typename T>
+HKB_DEVICE double blend_row(const T* col, uint32_t row, uint32_t dx, double w1) {
+  const T* p = col + row;
+  return blend(1.0 - w1, hkb::to_double(p[0]), w1, hkb::to_double(p[dx]));
+}
+
+// Tap-table path: a unit is a strip of kBilinearStripRows rows of one output column. Walking down
+// it, a thread blends each source row horizontally once and reuses the blend for every output row
+// that reads that source row (an upsampled source row serves several), so each source value is
+// converted to f64 and blended about once a strip, not once an output. The operations and their
+// order are those of one output at a time.
+template <typename T, typename PlaneOffset>
+HKB_DEVICE void bilinear_strips(uint32_t begin, uint32_t step, uint32_t planes, uint32_t w_out,
+                                uint32_t h_out, const TapTable& xt, const TapTable& yt,
+                                const PlaneOffset& plane_offset, const T* src, T* dst) {
+  constexpr uint32_t kRows = hkb::tuning::kBilinearStripRows;
+  constexpr uint32_t kNoRow = ~0u;  // offsets are below 2^31
+  const uint32_t strips = (h_out + kRows - 1) / kRows;
+  const uint32_t units = planes * strips * w_out;  // at most the outputs: below 2^31
+  const hkb::FastDiv by_w = hkb::make_fast_div(w_out), by_strips = hkb::make_fast_div(strips);
+  for (uint32_t u = begin; u < units; u += step) {
+    const uint32_t q = hkb::fast_div(u, by_w);
+    const uint32_t ox = u - q * w_out, plane = hkb::fast_div(q, by_strips);
+    const uint32_t oy0 = (q - plane * strips) * kRows;
+    const uint32_t oy_end = oy0 + kRows < h_out ? oy0 + kRows : h_out;
+    const uint2 x = xt.off[ox];
+    const uint32_t dx = x.y - x.x;
+    const double wx1 = xt.w1[ox];
+    const T* col = src + (plane_offset(plane) + x.x);
+    uint32_t e = (plane * h_out + oy0) * w_out + ox;  // output index: below 2^31
+    uint32_t ra = kNoRow, rb = kNoRow;                // the source rows whose blends ha and hb hold
+    double ha = 0.0, hb = 0.0;
+#pragma unroll 1
+    for (uint32_t oy = oy0; oy < oy_end; ++oy, e += w_out) {
+      const uint2 y = yt.off[oy];
+      // Taps rise with oy: a source row is new or one of the last two.
+      const double na = y.x == ra ? ha : y.x == rb ? hb : blend_row(col, y.x, dx, wx1);
+      const double nb = y.y == rb ? hb : y.y == y.x ? na : blend_row(col, y.y, dx, wx1);
+      const double wy1 = yt.w1[oy];
+      dst[e] = from_double<T>(blend(1.0 - wy1, na, wy1, nb));
+      ra = y.x;
+      rb = y.y;
+      ha = na;
+      hb = nb;
+    }
+  }
+}
+
 // The 32-bit body (fewer than 2^31 outputs, every source offset below 2^31): fast divisions, and
-// the taps from the block's tables when both output sizes fit them.
+// the strips of bilinear_strips when both output sizes fit the tap tables.
 template <typename T>
 HKB_DEVICE void bilinear_body32(hkb::UnitRange r, uint32_t n, uint32_t w_out, uint32_t h_out,
                                 double sh, double sw, bool align_corners, const size_t* info,
@@ -378,55 +429,36 @@ HKB_DEVICE void bilinear_body32(hkb::UnitRange r, uint32_t n, uint32_t w_out, ui
                  w_in = static_cast<uint32_t>(info[3]);
   const uint32_t s0 = static_cast<uint32_t>(info[4]), s1 = static_cast<uint32_t>(info[5]),
                  sy = static_cast<uint32_t>(info[6]), sx = static_cast<uint32_t>(info[7]);
-  const bool tables = w_out <= kBilinearTaps && h_out <= kBilinearTaps;
-  if (tables) {  // uniform in the block: every thread reaches the barrier
-    fill_taps(xt, w_out, sw, align_corners, w_in, sx);
-    fill_taps(yt, h_out, sh, align_corners, h_in, sy);
-    __syncthreads();
-  }
-  const hkb::FastDiv by_w = hkb::make_fast_div(w_out), by_h = hkb::make_fast_div(h_out),
-                     by_c = hkb::make_fast_div(c);
+  const hkb::FastDiv by_c = hkb::make_fast_div(c);
   // Where c * s1 wraps, plane * s1 still equals b * s0 + ch * s1 modulo 2^32, and that is below
   // 2^31: merged is right whenever the test holds.
   const bool merged = s0 == c * s1;
-  // Output e's row and column, and its plane's source offset.
-  const auto locate = [&](uint32_t e, uint32_t& ox, uint32_t& oy) {
-    const uint32_t row = hkb::fast_div(e, by_w);
-    const uint32_t plane = hkb::fast_div(row, by_h);
-    ox = e - row * w_out;
-    oy = row - plane * h_out;
+  const auto plane_offset = [&](uint32_t plane) {
     if (merged) return plane * s1;
     const uint32_t b = hkb::fast_div(plane, by_c);
     return b * s0 + (plane - b * c) * s1;
   };
   // begin and step are below 2^20 here (resident_grid_range), so u + step does not wrap.
   const uint32_t begin = static_cast<uint32_t>(r.begin), step = static_cast<uint32_t>(r.step);
-  if (tables && w_out % 2 == 0) {
-    // Rows of an even length: two neighbouring outputs a step share the row's index math and
-    // its y taps (the kernel issues instructions at its limit, not bytes).
-    for (uint32_t u = begin; u < n / 2; u += step) {
-      uint32_t ox, oy;
-      const uint32_t off = locate(2 * u, ox, oy);
-      const uint2 y = yt.off[oy], x0 = xt.off[ox], x1 = xt.off[ox + 1];
-      const double wy1 = yt.w1[oy];
-      dst[2 * u] = bilinear_at<T>(src, off + y.x, off + y.y, wy1, x0.x, x0.y, xt.w1[ox]);
-      dst[2 * u + 1] = bilinear_at<T>(src, off + y.x, off + y.y, wy1, x1.x, x1.y, xt.w1[ox + 1]);
-    }
+  if (w_out <= kBilinearTaps && h_out <= kBilinearTaps) {  // uniform: all reach the barrier
+    fill_taps(xt, w_out, sw, align_corners, w_in, sx);
+    fill_taps(yt, h_out, sh, align_corners, h_in, sy);
+    __syncthreads();
+    bilinear_strips<T>(begin, step, n / (w_out * h_out), w_out, h_out, xt, yt, plane_offset, src,
+                       dst);
     return;
   }
+  const hkb::FastDiv by_w = hkb::make_fast_div(w_out), by_h = hkb::make_fast_div(h_out);
   for (uint32_t e = begin; e < n; e += step) {
-    uint32_t ox, oy;
-    const uint32_t off = locate(e, ox, oy);
-    if (tables) {
-      const uint2 x = xt.off[ox], y = yt.off[oy];
-      dst[e] = bilinear_at<T>(src, off + y.x, off + y.y, yt.w1[oy], x.x, x.y, xt.w1[ox]);
-    } else {
-      const Tap ty = bilinear_tap(oy, sh, align_corners, h_in);
-      const Tap tx = bilinear_tap(ox, sw, align_corners, w_in);
-      dst[e] = bilinear_at<T>(
-          src, off + static_cast<uint32_t>(ty.i0) * sy, off + static_cast<uint32_t>(ty.i1) * sy,
-          ty.w1, static_cast<uint32_t>(tx.i0) * sx, static_cast<uint32_t>(tx.i1) * sx, tx.w1);
-    }
+    const uint32_t row = hkb::fast_div(e, by_w);
+    const uint32_t plane = hkb::fast_div(row, by_h);
+    const uint32_t ox = e - row * w_out, oy = row - plane * h_out;
+    const uint32_t off = plane_offset(plane);
+    const Tap ty = bilinear_tap(oy, sh, align_corners, h_in);
+    const Tap tx = bilinear_tap(ox, sw, align_corners, w_in);
+    dst[e] = bilinear_at<T>(
+        src, off + static_cast<uint32_t>(ty.i0) * sy, off + static_cast<uint32_t>(ty.i1) * sy,
+        ty.w1, static_cast<uint32_t>(tx.i0) * sx, static_cast<uint32_t>(tx.i1) * sx, tx.w1);
   }
 }
 

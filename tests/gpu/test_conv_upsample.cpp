@@ -105,6 +105,9 @@ const std::vector<BilinearCase> kBilinearCases = {
     {1, 3, 7, 3, 7, 3, false, 0, 0},        // identity
     {1, 2, 3, 300, 5, 1100, false, 0, 0},   // w_out past the tap tables: taps per output
     {1, 1, 600, 2, 1030, 3, true, 0, 0},    // h_out past the tap tables, align_corners
+    {2, 3, 13, 9, 37, 18, false, 0, 0},     // x2.85: strips of rows end inside a plane
+    {1, 2, 20, 24, 40, 47, false, 0, 0},    // x2 rows, many strips, odd width
+    {1, 2, 45, 6, 17, 5, true, 0, 0},       // downsampling by more than 2: rows skipped
 };
 
 // values: the source's elements (else random); wide: a batch of 1 whose stride is 2^40 (never
