@@ -182,7 +182,7 @@ Status Library::check_alive(hkb_context_s* ctx) const {
 
 Status Library::enter(hkb_context_s* ctx, LiveLock* lock) const {
   if (ctx == nullptr) return dead_context(ctx);
-  *lock = LiveLock(ctx->life_mu);
+  *lock = LiveLock(ctx->life);
   return check_alive(ctx);
 }
 
@@ -296,7 +296,7 @@ Status Library::set_multiprocessors(hkb_context_s* ctx, uint32_t count) {
                                                  std::to_string(count));
   }
   // Exclusive: no launch or load of this context runs while the modules change.
-  std::unique_lock<std::shared_mutex> life(ctx->life_mu);
+  std::unique_lock<LifeGate> life(ctx->life);
   HKB_RETURN_IF_ERROR(check_alive(ctx));
   HKB_RETURN_IF_ERROR(runtime_->bind_device(ctx->ordinal));
   HKB_RETURN_IF_ERROR(runtime_->device_synchronize());  // no kernel reads the count meanwhile
@@ -410,7 +410,7 @@ Status Library::stream_create(hkb_context_s* ctx, hkb_stream_s** out) {
 
 Status Library::stream_destroy(hkb_stream_s* stream) {
   hkb_context_s* ctx = stream->ctx;
-  LiveLock live(ctx->life_mu);  // a dead stream is still freed, so no alive check here
+  LiveLock live(ctx->life);  // a dead stream is still freed, so no alive check here
   {
     std::lock_guard<std::mutex> lock(ctx->streams_mu);
     ctx->streams.erase(stream);
@@ -506,7 +506,7 @@ void Library::shutdown() {
   for (auto& ctx : contexts_) {
     if (!ctx) continue;
     // Waits for operations in flight on this context; later ones see it dead.
-    std::unique_lock<std::shared_mutex> life(ctx->life_mu);
+    std::unique_lock<LifeGate> life(ctx->life);
     ctx->alive.store(false, std::memory_order_release);
     // Synchronise before unloading: kernels still running must not lose their code.
     if (runtime_->bind_device(ctx->ordinal).is_ok()) {

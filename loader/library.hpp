@@ -4,6 +4,7 @@
 #pragma once
 
 #include "bundle_source.hpp"
+#include "life_gate.hpp"
 #include "manifest.hpp"
 #include "name_index.hpp"
 #include "runtime.hpp"
@@ -13,7 +14,6 @@
 #include <memory>
 #include <mutex>
 #include <set>
-#include <shared_mutex>
 #include <string>
 #include <vector>
 
@@ -59,7 +59,7 @@ struct hkb_function_s {
 struct hkb_stream_s {
   hkb_context_s* ctx = nullptr;
   void* native = nullptr;
-  bool alive = true;  // guarded by ctx->life_mu (written only under its exclusive lock)
+  bool alive = true;  // guarded by ctx->life (written only under its exclusive lock)
 };
 
 struct hkb_context_s {
@@ -69,14 +69,14 @@ struct hkb_context_s {
   std::string device_name;
   uint32_t device_multiprocessors = 0;
   // The count written into this context's modules (device_multiprocessors unless overridden);
-  // changed only under life_mu held exclusively; atomic so that hkb_launch_config_tuned reads it
+  // changed only under life held exclusively; atomic so that hkb_launch_config_tuned reads it
   // without a lock.
   std::atomic<uint32_t> multiprocessors{0};
   std::atomic<bool> alive{true};
   // Held shared by every operation that uses the runtime for this context (loads, launches,
   // streams, memory) and exclusively by shutdown, so shutdown never unloads a module or destroys
   // a stream that a launch on another thread is using.
-  std::shared_mutex life_mu;
+  hkb::detail::LifeGate life;
   std::unique_ptr<hkb::detail::ModuleSlot[]> modules;
   std::unique_ptr<hkb_function_s[]> functions;
   std::mutex streams_mu;
@@ -146,9 +146,9 @@ class Library {
   const Options& options() const { return options_; }
 
  private:
-  using LiveLock = std::shared_lock<std::shared_mutex>;
+  using LiveLock = std::shared_lock<LifeGate>;
   Status check_alive(hkb_context_s* ctx) const;
-  // Takes ctx->life_mu shared, then checks that the context is alive.
+  // Takes ctx->life shared, then checks that the context is alive.
   Status enter(hkb_context_s* ctx, LiveLock* lock) const;
   // enter() plus binding the context's device on this thread.
   Status bind(hkb_context_s* ctx, LiveLock* lock);
