@@ -248,6 +248,13 @@ constexpr int kSoftmaxNarrowDepth = 2;
 constexpr uint64_t norm_wave_bytes(bool layer, uint64_t value_bytes) {
   return !layer && value_bytes == 2 && !HKB_NORM_WAVE_RMS_NARROW ? 0 : HKB_NORM_WAVE_BYTES;
 }
+// Longer rows: only the waves a row fills with one pack a thread take it, the block's other waves
+// leave at once (more rows in flight when a row has fewer packs than the block has threads); 0
+// keeps the whole block, 2 trims only where at least half of the block leaves.
+#ifndef HKB_NORM_TRIM
+#define HKB_NORM_TRIM 1
+#endif
+constexpr int kNormTrim = HKB_NORM_TRIM;
 
 // ---------------------------------------------------------------------------------------------
 // Indexing (indexing.hip).

@@ -147,14 +147,15 @@ HKB_DEVICE typename Op::V wave_reduce(typename Op::V v, const Op& op) {
 }
 
 // Combines every thread's `v` with op.combine; every thread gets the result. All threads of the
-// block must call it together. Combines are commutative, so the xor butterfly gives every lane the
-// same bits.
+// block must call it together: the first n, the others having left (n a multiple of the wave,
+// which a barrier then does not wait for). Combines are commutative, so the xor butterfly gives
+// every lane the same bits.
 template <class Op>
-HKB_DEVICE typename Op::V block_reduce(typename Op::V v, const Op& op) {
+HKB_DEVICE typename Op::V block_reduce(typename Op::V v, const Op& op,
+                                       uint32_t n = block_threads()) {
   using V = typename Op::V;
   constexpr uint32_t W = HKB_WAVE_SIZE;
   __shared__ V scratch[kScratch];
-  const uint32_t n = block_threads();
   const uint32_t tid = block_tid();
   if (n <= W && (n & (n - 1)) == 0) {
     // One wave, of which only lanes [0, n) exist.

@@ -271,18 +271,33 @@ HKB_DEVICE bool norm_by_wave(uint64_t n) {
   return n <= kBytes / sizeof(T) && nt > HKB_WAVE_SIZE && nt % HKB_WAVE_SIZE == 0;
 }
 
+// Threads of a block of whole waves that take a row of n values (the rest leave at once, so
+// that the multiprocessor holds more rows): whole waves, enough for one 16-byte pack (or value) a
+// thread, at most the block. n is below 2^31 (candle's int n_cols).
+template <typename T>
+HKB_DEVICE uint32_t norm_threads(uint64_t n, bool wave) {
+  constexpr uint32_t V = 16 / sizeof(T), W = HKB_WAVE_SIZE;
+  const uint32_t nt = block_threads();
+  if (wave) return W;
+  if (!hkb::tuning::kNormTrim || nt % W != 0 || n >= nt * uint64_t{V}) return nt;
+  const uint32_t m = static_cast<uint32_t>(n);
+  const uint32_t need = ((m % V == 0 ? m / V : m) + W - 1) / W * W;
+  if (hkb::tuning::kNormTrim == 2 && 2 * need > nt) return nt;
+  return need < nt ? need : nt;
+}
+
 template <typename T>
 __device__ void rmsnorm(const T* src, T* dst, const T* alpha, int n_cols, float eps) {
   using A = acc_t<T>;
   if (n_cols <= 0) return;
   const uint64_t n = static_cast<uint64_t>(n_cols);
   const bool wave = norm_by_wave<T, false>(n);
-  if (wave && block_tid() >= HKB_WAVE_SIZE) return;
-  NormRow<T> row(src + blockIdx.x * n, dst + blockIdx.x * n, alpha, nullptr, n, block_tid(),
-                 wave ? HKB_WAVE_SIZE : block_threads());
+  const uint32_t nt = norm_threads<T>(n, wave);
+  if (block_tid() >= nt) return;
+  NormRow<T> row(src + blockIdx.x * n, dst + blockIdx.x * n, alpha, nullptr, n, block_tid(), nt);
   A sq = 0;
   row.load([&](A v) { sq += v * v; });
-  sq = wave ? wave_reduce(sq, PlusOp<A>{}) : block_reduce(sq, PlusOp<A>{});
+  sq = wave ? wave_reduce(sq, PlusOp<A>{}) : block_reduce(sq, PlusOp<A>{}, nt);
   const A inv = A(1) / sqrt_of(sq / static_cast<A>(n) + static_cast<A>(eps));
   row.write([&](A v, A a, A) { return v * inv * a; });
 }
@@ -294,18 +309,18 @@ __device__ void layernorm(const T* src, T* dst, const T* alpha, const T* beta, i
   if (n_cols <= 0) return;
   const uint64_t n = static_cast<uint64_t>(n_cols);
   const bool wave = norm_by_wave<T, true>(n);
-  if (wave && block_tid() >= HKB_WAVE_SIZE) return;
+  const uint32_t nt = norm_threads<T>(n, wave);
+  if (block_tid() >= nt) return;
   NormRow<T, layernorm_cached_packs<T>::value> row(src + blockIdx.x * n, dst + blockIdx.x * n,
-                                                   alpha, beta, n, block_tid(),
-                                                   wave ? HKB_WAVE_SIZE : block_threads());
+                                                   alpha, beta, n, block_tid(), nt);
   A s = 0;
   row.load([&](A v) { s += v; });
   const A mean =
-      (wave ? wave_reduce(s, PlusOp<A>{}) : block_reduce(s, PlusOp<A>{})) / static_cast<A>(n);
+      (wave ? wave_reduce(s, PlusOp<A>{}) : block_reduce(s, PlusOp<A>{}, nt)) / static_cast<A>(n);
   A dev = 0;
   row.reread([&](A v) { dev += (v - mean) * (v - mean); });
-  const A var =
-      (wave ? wave_reduce(dev, PlusOp<A>{}) : block_reduce(dev, PlusOp<A>{})) / static_cast<A>(n);
+  const A var = (wave ? wave_reduce(dev, PlusOp<A>{}) : block_reduce(dev, PlusOp<A>{}, nt)) /
+                static_cast<A>(n);
   const A inv = A(1) / sqrt_of(var + static_cast<A>(eps));
   row.write([&](A v, A a, A b) { return (v - mean) * inv * a + b; });
 }

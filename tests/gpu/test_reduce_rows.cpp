@@ -258,6 +258,20 @@ TYPED_TEST(NormTest, OtherBlockSizes) {
   }
 }
 
+// Rows longer than 4 KB with fewer 16-byte packs than the block has threads: only the waves the
+// packs fill take the row (the last one partly), the block's other waves leave before its
+// barriers. 1100 f32 are 275 packs, 2056 2-byte values 257 (f64: 550 / 1028 packs); 200 values in
+// 256 threads take 224 threads, and 4100 values have more packs or values than the block.
+TYPED_TEST(NormTest, RowsWithFewerPacksThanTheBlock) {
+  const int cols = sizeof(TypeParam) == 2 ? 2056 : 1100;
+  for (bool layer : {false, true}) {
+    this->check(layer, 4, cols, true, layer);
+    this->check(layer, 4, cols, false, false);
+    this->check(layer, 3, 200, true, layer, 256);
+    this->check(layer, 3, 4100, true, layer);
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // rope
 
