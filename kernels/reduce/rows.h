@@ -286,6 +286,12 @@ HKB_DEVICE uint32_t norm_threads(uint64_t n, bool wave) {
   return need < nt ? need : nt;
 }
 
+// The sum of v over a row's threads: the first wave's shuffles alone, or the block's first nt.
+template <typename A>
+HKB_DEVICE A norm_sum(A v, bool wave, uint32_t nt) {
+  return wave ? wave_reduce(v, PlusOp<A>{}) : block_reduce(v, PlusOp<A>{}, nt);
+}
+
 template <typename T>
 __device__ void rmsnorm(const T* src, T* dst, const T* alpha, int n_cols, float eps) {
   using A = acc_t<T>;
@@ -297,7 +303,7 @@ __device__ void rmsnorm(const T* src, T* dst, const T* alpha, int n_cols, float 
   NormRow<T> row(src + blockIdx.x * n, dst + blockIdx.x * n, alpha, nullptr, n, block_tid(), nt);
   A sq = 0;
   row.load([&](A v) { sq += v * v; });
-  sq = wave ? wave_reduce(sq, PlusOp<A>{}) : block_reduce(sq, PlusOp<A>{}, nt);
+  sq = norm_sum(sq, wave, nt);
   const A inv = A(1) / sqrt_of(sq / static_cast<A>(n) + static_cast<A>(eps));
   row.write([&](A v, A a, A) { return v * inv * a; });
 }
@@ -315,12 +321,10 @@ __device__ void layernorm(const T* src, T* dst, const T* alpha, const T* beta, i
                                                    alpha, beta, n, block_tid(), nt);
   A s = 0;
   row.load([&](A v) { s += v; });
-  const A mean =
-      (wave ? wave_reduce(s, PlusOp<A>{}) : block_reduce(s, PlusOp<A>{}, nt)) / static_cast<A>(n);
+  const A mean = norm_sum(s, wave, nt) / static_cast<A>(n);
   A dev = 0;
   row.reread([&](A v) { dev += (v - mean) * (v - mean); });
-  const A var = (wave ? wave_reduce(dev, PlusOp<A>{}) : block_reduce(dev, PlusOp<A>{}, nt)) /
-                static_cast<A>(n);
+  const A var = norm_sum(dev, wave, nt) / static_cast<A>(n);
   const A inv = A(1) / sqrt_of(var + static_cast<A>(eps));
   row.write([&](A v, A a, A b) { return (v - mean) * inv * a + b; });
 }
