@@ -11,6 +11,7 @@ namespace {
 template <typename T>
 __device__ void fill(T* buf, T value, size_t numel) {
   constexpr int V = 16 / sizeof(T);
+  if (hkb::past_resident_bound()) return;
   const hkb::UnitRange r = hkb::resident_range();
   if (r.begin == hkb::kIdle) return;
   uint64_t done = 0;
@@ -54,6 +55,7 @@ template <typename T>
 __device__ void copy2d(const T* src, T* dst, uint32_t d1, uint32_t d2, uint32_t src_s,
                        uint32_t dst_s) {
   constexpr uint32_t V = 16 / sizeof(T);
+  if (hkb::past_resident_bound()) return;
   const hkb::UnitRange r = hkb::resident_range();
   if (r.begin == hkb::kIdle || d2 == 0) return;
   using P = hkb::Pack<T, V>;
@@ -75,7 +77,7 @@ __device__ void copy2d(const T* src, T* dst, uint32_t d1, uint32_t d2, uint32_t 
 // it reads the layout.
 template <typename T>
 __device__ void const_set(size_t numel, size_t num_dims, const size_t* info, T value, T* out) {
-  if (hkb::leaves_before_layout()) return;
+  if (hkb::past_resident_bound()) return;
   if (info == nullptr || hkb::is_contiguous(num_dims, info, info + num_dims)) {
     fill(out, value, numel);
     return;

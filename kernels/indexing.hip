@@ -256,7 +256,7 @@ __device__ void index_select(size_t numel, size_t num_dims, const size_t* info, 
                              size_t right) {
   // Every path takes the resident split: the blocks past its cap (nearly all of candle's grid)
   // leave before any other instruction.
-  if (blockIdx.x >= hkb::resident_cap()) return;
+  if (hkb::past_resident_bound() || blockIdx.x >= hkb::resident_cap()) return;
   uint64_t n = static_cast<uint64_t>(left) * ids_dim * right;
   if (numel < n) n = numel;
   if (n == 0) return;

@@ -299,7 +299,7 @@ HKB_DEVICE void map_layout_units(uint64_t n, uint64_t num_dims, const size_t* in
 template <int K, int V, int VW, int VD, typename TO, typename Body>
 HKB_DEVICE void map_layout(uint64_t n, uint64_t num_dims, const size_t* info, TO* out,
                            const Body& body) {
-  if (blockIdx.x >= resident_cap()) return;
+  if (past_resident_bound() || blockIdx.x >= resident_cap()) return;
   if (info == nullptr) {
     map_layout_units<K, VD>(n, num_dims, info, out, body);
   } else {

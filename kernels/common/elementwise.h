@@ -92,6 +92,14 @@ HKB_DEVICE uint32_t active_blocks(uint64_t units, uint32_t busy) {
   const uint32_t q_lo = (((hi - q_hi * busy) << 20) | lo) / busy;
   return (q_hi << 20) + q_lo;
 }
+// True for a block at or past tuning::kResidentBlockBound, which no resident split makes busy:
+// nearly all of candle's grid. Such blocks leave on this test alone, before a count or a layout is
+// read; written as a test of the cap instead, it compiled to branches to the cap's compare, two
+// more on those blocks' path. The blocks of a smaller grid (the tuned one) all stay.
+HKB_DEVICE bool past_resident_bound() {
+  return blockIdx.x >= tuning::kResidentBlockBound;
+}
+
 // Resident split: under candle's geometry most of the grid's 1024-thread blocks have nothing to
 // do, and launching and retiring them takes the same time whatever they do. So only the first
 // blocks work, all their threads looping over the units, while the rest of the grid streams
@@ -105,7 +113,7 @@ HKB_DEVICE uint32_t active_blocks(uint64_t units, uint32_t busy) {
 // every instruction they run before leaving lengthens the launch.
 HKB_DEVICE uint32_t resident_cap(uint32_t quarters = tuning::kResidentQuarters) {
   constexpr uint32_t kBound = tuning::kResidentBlockBound;
-  if (blockIdx.x >= kBound) return kBound;  // idle whatever the count: no read of it
+  if (past_resident_bound()) return kBound;  // idle whatever the count: no read of it
   const uint32_t mps = multiprocessors();
   uint32_t cap = mps * quarters / 4;
   if (gridDim.x <= kBound) cap = gridDim.x;
@@ -149,13 +157,6 @@ HKB_DEVICE UnitRange resident_grid_range(uint32_t per_mp = tuning::kResidentGrid
   if (blockIdx.x >= blocks) return {kIdle, 1};
   return {static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x,
           static_cast<uint64_t>(blocks) * blockDim.x};
-}
-
-// Whether this block leaves before a layout is read: past tuning::kResidentBlockBound, one test
-// of its index (nearly all of candle's grid). The blocks of a smaller grid (the tuned one) all
-// stay: its contiguous paths use them all.
-HKB_DEVICE bool leaves_before_layout() {
-  return blockIdx.x >= tuning::kResidentBlockBound;
 }
 
 // An op whose body is a long libm routine (sin, cos, erf, erfc, pow) declares
@@ -297,17 +298,17 @@ HKB_DEVICE void map_unary_layout_uniform(uint64_t n, uint64_t num_dims, const si
 // map_unary_layout_uniform).
 // Blocks above the resident split's cap leave first when info is null, before any other
 // instruction, and the others of candle's idle blocks before they read the layout
-// (leaves_before_layout): under candle's grid they are nearly all of the grid, and the length of
+// (past_resident_bound): under candle's grid they are nearly all of the grid, and the length of
 // their path decides how fast the grid drains.
 template <typename TI, typename TO, typename F>
 HKB_DEVICE void map_unary_layout(uint64_t n, uint64_t num_dims, const size_t* info, const TI* in,
                                  TO* out, F f) {
-  if (info == nullptr && blockIdx.x >= resident_cap()) return;
+  if (info == nullptr && (past_resident_bound() || blockIdx.x >= resident_cap())) return;
   if constexpr (is_heavy<F>::value && max_size<TI, TO>::value == 8) {
     map_unary_layout_uniform(n, num_dims, info, in, out, f);
     return;
   }
-  if (leaves_before_layout()) return;
+  if (past_resident_bound()) return;
   if (info == nullptr || is_contiguous(num_dims, info, info + num_dims)) {
     map_contiguous(n, in, out, f);
     return;

@@ -287,7 +287,7 @@ __device__ void upsample_nearest2d(uint64_t w_out, uint64_t h_out, double w_scal
       hkb::tuning::kResidentQuarters > hkb::tuning::kNearestScaledQuarters
           ? hkb::tuning::kResidentQuarters
           : hkb::tuning::kNearestScaledQuarters;
-  if (blockIdx.x >= hkb::resident_cap(kMostQuarters)) return;
+  if (hkb::past_resident_bound() || blockIdx.x >= hkb::resident_cap(kMostQuarters)) return;
   const int w_shift = pow2_shift(w_scale), h_shift = pow2_shift(h_scale);
   if (w_shift >= 0 && h_shift >= 0) {
     nearest_launch<T, copy_packs<T>::value, true>(w_out, h_out, w_scale, h_scale, w_shift, h_shift,
