@@ -235,6 +235,13 @@ constexpr int kRowUnroll = 4;
 // The same in softmax's write pass over 2-byte values: four packs are 32 exps in flight, which
 // spill under the 64 VGPRs of gfx906's 1024-thread blocks.
 constexpr int kSoftmaxNarrowDepth = 2;
+// Values of softmax's first pass that share one rescale of the running sum (their max taken
+// first): 1, 2 or 4 (a whole pack of 2-byte values, 8, spilled on gfx906).
+#ifndef HKB_SOFTMAX_RUN
+#define HKB_SOFTMAX_RUN 4
+#endif
+constexpr int kSoftmaxRun = HKB_SOFTMAX_RUN;
+static_assert(kSoftmaxRun == 1 || kSoftmaxRun == 2 || kSoftmaxRun == 4, "softmax runs of 1, 2, 4");
 // rmsnorm / layernorm rows of at most this many bytes go to the block's first wave alone, the
 // other waves of candle's 1024-thread block leaving at once: more rows in flight, where longer rows
 // want the whole block. Not 2-byte rmsnorm unless HKB_NORM_WAVE_RMS_NARROW: there the path spills

@@ -112,8 +112,8 @@ __device__ void softmax(const T* src, T* dst, int n_cols) {
   visit_packs<kUnroll, false>(
       x, n, tid, nt,
       [&](const auto& p, uint64_t) {
-        // Runs of at most 4 values: a whole pack of 2-byte values spilled on gfx906.
-        constexpr int kN = sizeof(p.v) / sizeof(T), kR = kN < 4 ? kN : 4;
+        constexpr int kRun = hkb::tuning::kSoftmaxRun;
+        constexpr int kN = sizeof(p.v) / sizeof(T), kR = kN < kRun ? kN : kRun;
 #pragma unroll
         for (int h = 0; h < kN; h += kR) {
           A v[kR];
