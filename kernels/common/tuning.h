@@ -351,6 +351,18 @@ constexpr int mmvq_row_blocks_per_sm(int block_values) {
 #endif
 constexpr int kMmvqWideItems = HKB_MMVQ_WIDE_ITEMS;
 
+// Experiments (branch mmvq-butterfly, to be timed): MMVQ sums a thread's kRows x NCOLS values with
+// a halving butterfly instead of five shuffles each (mmvq_store); vecdot.h's items a thread of a
+// batch over 1 loads at once (2 spill q2_K / q3_K on sm_90).
+#ifndef HKB_MMVQ_BUTTERFLY
+#define HKB_MMVQ_BUTTERFLY 0
+#endif
+constexpr bool kMmvqButterfly = HKB_MMVQ_BUTTERFLY != 0;
+#ifndef HKB_MMVQ_VEC_UNROLL
+#define HKB_MMVQ_VEC_UNROLL 2
+#endif
+constexpr int kMmvqVecUnroll = HKB_MMVQ_VEC_UNROLL;
+
 // Values whose weights a DMMV thread loads before decoding the first (quantized/dmmv.h), in whole
 // slices: 8 blocks of the 32-value formats (4 values each), 2 or 4 of the K-quants (16 or 8 values
 // each), a warp's 1024 values; no spills in 64 registers (sm_90).

@@ -21,36 +21,59 @@ namespace hkb::quant {
 constexpr int kMmvqMaxThreads = 128;
 
 // Sums each thread's acc[r][c] over the block and stores row row0 + r of column c. Within each
-// 32-thread row the kV = kRows * NCOLS sums go down a halving butterfly: at mask m a lane keeps
-// half of its values and adds its partner's copy of them, sending the other half, so kP - 1 +
-// log2(32 / kP) shuffles (kP: kV rounded up to a power of two) instead of 5 kV; lane l then holds
-// value (l / (32 / kP)) % kP.
+// 32-thread row: five xor shuffles a sum, or (tuning::kMmvqButterfly) the kV = kRows * NCOLS sums
+// down a halving butterfly: at mask m a lane keeps half of its values and adds its partner's copy
+// of them, sending the other half, so kP - 1 + log2(32 / kP) shuffles (kP: kV rounded up to a
+// power of two) instead of 5 kV; lane l then holds value (l / (32 / kP)) % kP.
 template <int kRows, int NCOLS, int kGroups>
 HKB_DEVICE void mmvq_store(float (&acc)[kRows][NCOLS], float (&partial)[kGroups][kRows * NCOLS],
                            int tid, int threads, int row0, int nrows_x, float* __restrict__ dst,
                            int nrows_dst) {
   constexpr int kV = kRows * NCOLS;
-  constexpr int kP = kV <= 1 ? 1 : kV <= 2 ? 2 : kV <= 4 ? 4 : kV <= 8 ? 8 : 16;
-  static_assert(kV <= 16, "at most 16 sums a thread");
-  float x[kP];
+  int groups;
+  if constexpr (!hkb::tuning::kMmvqButterfly) {
 #pragma unroll
-  for (int v = 0; v < kP; ++v) x[v] = v < kV ? acc[v / NCOLS][v % NCOLS] : 0.0f;
-  const int lane = tid & 31;
+    for (int r = 0; r < kRows; ++r) {
 #pragma unroll
-  for (int c = kP, m = 16; c > 1; c >>= 1, m >>= 1) {
-    const bool upper = (lane & m) != 0;
+      for (int c = 0; c < NCOLS; ++c) {
+        float v = acc[r][c];
 #pragma unroll
-    for (int v = 0; v < c / 2; ++v) {
-      const float keep = upper ? x[v + c / 2] : x[v];
-      const float send = upper ? x[v] : x[v + c / 2];
-      x[v] = keep + shfl_xor(send, m, 32);
+        for (int m = 16; m > 0; m >>= 1) v += shfl_xor(v, m, 32);
+        acc[r][c] = v;
+      }
     }
-  }
+    const int group = tid >> 5;
+    groups = threads >> 5;
+    if ((tid & 31) == 0) {
 #pragma unroll
-  for (int m = 16 / kP; m > 0; m >>= 1) x[0] += shfl_xor(x[0], m, 32);
-  const int group = tid >> 5, groups = threads >> 5;
-  const int v = lane / (32 / kP);
-  if (lane % (32 / kP) == 0 && v < kV) partial[group][v] = x[0];
+      for (int r = 0; r < kRows; ++r) {
+#pragma unroll
+        for (int c = 0; c < NCOLS; ++c) partial[group][r * NCOLS + c] = acc[r][c];
+      }
+    }
+  } else {
+    constexpr int kP = kV <= 1 ? 1 : kV <= 2 ? 2 : kV <= 4 ? 4 : kV <= 8 ? 8 : 16;
+    static_assert(kV <= 16, "at most 16 sums a thread");
+    const int lane = tid & 31, group = tid >> 5;
+    groups = threads >> 5;
+    float x[kP];
+#pragma unroll
+    for (int v = 0; v < kP; ++v) x[v] = v < kV ? acc[v / NCOLS][v % NCOLS] : 0.0f;
+#pragma unroll
+    for (int c = kP, m = 16; c > 1; c >>= 1, m >>= 1) {
+      const bool upper = (lane & m) != 0;
+#pragma unroll
+      for (int v = 0; v < c / 2; ++v) {
+        const float keep = upper ? x[v + c / 2] : x[v];
+        const float send = upper ? x[v] : x[v + c / 2];
+        x[v] = keep + shfl_xor(send, m, 32);
+      }
+    }
+#pragma unroll
+    for (int m = 16 / kP; m > 0; m >>= 1) x[0] += shfl_xor(x[0], m, 32);
+    const int v = lane / (32 / kP);
+    if (lane % (32 / kP) == 0 && v < kV) partial[group][v] = x[0];
+  }
   block_sync();
   if (tid < kV) {
     const int r = tid / NCOLS, c = tid % NCOLS;
@@ -126,7 +149,7 @@ HKB_DEVICE void mmvq(const void* __restrict__ vx, const void* __restrict__ vy,
     constexpr int kUnroll = NCOLS == 1 ? hkb::tuning::kMmvqWideItems : 1;
     mmvq_rows<F, Wide<F>, kUnroll, NCOLS, kRows>(wrow, y, col_bytes, blocks, tid, threads, acc);
   } else {  // q2_K, q3_K; q4_K and q5_K at batches over 2
-    constexpr int kUnroll = NCOLS == 1 ? 4 : 2;
+    constexpr int kUnroll = NCOLS == 1 ? 4 : hkb::tuning::kMmvqVecUnroll;
     mmvq_rows<F, Vec<F>, kUnroll, NCOLS, kRows>(wrow, y, col_bytes, blocks, tid, threads, acc);
   }
   mmvq_store<kRows, NCOLS>(acc, partial, tid, threads, row0, nrows_x, dst, nrows_dst);
