@@ -118,6 +118,10 @@ int main() {
       }
     }
     for (const Format& f : kOthers) report.add(mmvq_row(dev, f, 1, 14336, 4096));
+    // The batches between, where mmvq_store's butterfly (up to 8 sums) gives way to shuffles.
+    for (const Format* f : {&kQ4_0, &kQ4_K}) {
+      for (int b : {3, 5, 6, 7}) report.add(mmvq_row(dev, *f, b, 14336, 4096));
+    }
     // Every other format at batches 4 and 8 (q2_K / q3_K take vecdot.h's items there).
     for (const Format* f : {&kQ8_0, &kQ6_K}) {
       for (int b : {4, 8}) report.add(mmvq_row(dev, *f, b, 14336, 4096));

@@ -351,15 +351,15 @@ constexpr int mmvq_row_blocks_per_sm(int block_values) {
 #endif
 constexpr int kMmvqWideItems = HKB_MMVQ_WIDE_ITEMS;
 
-// Experiments (branch mmvq-butterfly, to be timed): MMVQ sums a thread's kRows x NCOLS values with
-// a halving butterfly instead of five shuffles each (mmvq_store); vecdot.h's items a thread of a
-// batch over 1 loads at once (2 spill q2_K / q3_K on sm_90).
-#ifndef HKB_MMVQ_BUTTERFLY
-#define HKB_MMVQ_BUTTERFLY 0
+// MMVQ sums a thread's kRows x NCOLS values down a halving butterfly when there are at most this
+// many (mmvq_store), else with five shuffles each: faster at batch 4, slower at 8 (sm_90).
+#ifndef HKB_MMVQ_BUTTERFLY_SUMS
+#define HKB_MMVQ_BUTTERFLY_SUMS 8
 #endif
-constexpr bool kMmvqButterfly = HKB_MMVQ_BUTTERFLY != 0;
+constexpr int kMmvqButterflySums = HKB_MMVQ_BUTTERFLY_SUMS;
+// vecdot.h's items a thread of a batch over 1 loads at once: two spill q2_K / q3_K on sm_90.
 #ifndef HKB_MMVQ_VEC_UNROLL
-#define HKB_MMVQ_VEC_UNROLL 2
+#define HKB_MMVQ_VEC_UNROLL 1
 #endif
 constexpr int kMmvqVecUnroll = HKB_MMVQ_VEC_UNROLL;
 

@@ -21,17 +21,17 @@ namespace hkb::quant {
 constexpr int kMmvqMaxThreads = 128;
 
 // Sums each thread's acc[r][c] over the block and stores row row0 + r of column c. Within each
-// 32-thread row: five xor shuffles a sum, or (tuning::kMmvqButterfly) the kV = kRows * NCOLS sums
-// down a halving butterfly: at mask m a lane keeps half of its values and adds its partner's copy
-// of them, sending the other half, so kP - 1 + log2(32 / kP) shuffles (kP: kV rounded up to a
-// power of two) instead of 5 kV; lane l then holds value (l / (32 / kP)) % kP.
+// 32-thread row: five xor shuffles a sum, or (kV = kRows * NCOLS <= tuning::kMmvqButterflySums)
+// the kV sums down a halving butterfly: at mask m a lane keeps half of its values and adds its
+// partner's copy of them, sending the other half, so kP - 1 + log2(32 / kP) shuffles (kP: kV
+// rounded up to a power of two) instead of 5 kV; lane l then holds value (l / (32 / kP)) % kP.
 template <int kRows, int NCOLS, int kGroups>
 HKB_DEVICE void mmvq_store(float (&acc)[kRows][NCOLS], float (&partial)[kGroups][kRows * NCOLS],
                            int tid, int threads, int row0, int nrows_x, float* __restrict__ dst,
                            int nrows_dst) {
   constexpr int kV = kRows * NCOLS;
   int groups;
-  if constexpr (!hkb::tuning::kMmvqButterfly) {
+  if constexpr (kV > hkb::tuning::kMmvqButterflySums) {
 #pragma unroll
     for (int r = 0; r < kRows; ++r) {
 #pragma unroll
