@@ -30,7 +30,7 @@ HKB_DEVICE void mmvq_store(float (&acc)[kRows][NCOLS], float (&partial)[kGroups]
                            int tid, int threads, int row0, int nrows_x, float* __restrict__ dst,
                            int nrows_dst) {
   constexpr int kV = kRows * NCOLS;
-  int groups;
+  const int group = tid >> 5, groups = threads >> 5;
   if constexpr (kV > hkb::tuning::kMmvqButterflySums) {
 #pragma unroll
     for (int r = 0; r < kRows; ++r) {
@@ -42,8 +42,6 @@ HKB_DEVICE void mmvq_store(float (&acc)[kRows][NCOLS], float (&partial)[kGroups]
         acc[r][c] = v;
       }
     }
-    const int group = tid >> 5;
-    groups = threads >> 5;
     if ((tid & 31) == 0) {
 #pragma unroll
       for (int r = 0; r < kRows; ++r) {
@@ -54,8 +52,7 @@ HKB_DEVICE void mmvq_store(float (&acc)[kRows][NCOLS], float (&partial)[kGroups]
   } else {
     constexpr int kP = kV <= 1 ? 1 : kV <= 2 ? 2 : kV <= 4 ? 4 : kV <= 8 ? 8 : 16;
     static_assert(kV <= 16, "at most 16 sums a thread");
-    const int lane = tid & 31, group = tid >> 5;
-    groups = threads >> 5;
+    const int lane = tid & 31;
     float x[kP];
 #pragma unroll
     for (int v = 0; v < kP; ++v) x[v] = v < kV ? acc[v / NCOLS][v % NCOLS] : 0.0f;
