@@ -9,10 +9,10 @@ namespace {
 // 16-byte stores by the busy threads of the resident split (elementwise.h): under candle's grid
 // (a thread an element) only the first blocks work and the rest leave at once.
 template <typename T>
-__device__ void fill(T* buf, T value, size_t numel) {
+__device__ void fill(T* buf, T value, size_t numel, bool whole_grid = true) {
   constexpr int V = 16 / sizeof(T);
   if (hkb::past_resident_bound()) return;
-  const hkb::UnitRange r = hkb::resident_range();
+  const hkb::UnitRange r = hkb::resident_range(whole_grid);
   if (r.begin == hkb::kIdle) return;
   uint64_t done = 0;
   if (V > 1 && hkb::is_aligned(buf, sizeof(T) * V)) {
@@ -56,7 +56,7 @@ __device__ void copy2d(const T* src, T* dst, uint32_t d1, uint32_t d2, uint32_t 
                        uint32_t dst_s) {
   constexpr uint32_t V = 16 / sizeof(T);
   if (hkb::past_resident_bound()) return;
-  const hkb::UnitRange r = hkb::resident_range();
+  const hkb::UnitRange r = hkb::resident_range(true);
   if (r.begin == hkb::kIdle || d2 == 0) return;
   using P = hkb::Pack<T, V>;
   if (V > 1 && d2 % V == 0 && src_s % V == 0 && dst_s % V == 0 && hkb::is_aligned(src, 16) &&
@@ -78,8 +78,10 @@ __device__ void copy2d(const T* src, T* dst, uint32_t d1, uint32_t d2, uint32_t 
 template <typename T>
 __device__ void const_set(size_t numel, size_t num_dims, const size_t* info, T value, T* out) {
   if (hkb::past_resident_bound()) return;
+  // A grid of rows: a layout given by info is the first row's (elementwise.h, map_unary_layout).
+  if (info != nullptr && hkb::past_first_row()) return;
   if (info == nullptr || hkb::is_contiguous(num_dims, info, info + num_dims)) {
-    fill(out, value, numel);
+    fill(out, value, numel, info == nullptr);
     return;
   }
   const hkb::UnitRange r = hkb::resident_grid_range();

@@ -77,24 +77,41 @@ bool launch_acceptable(const KernelInfo& k, const hkb_context_s* ctx, const hkb_
 
 }  // namespace
 
+namespace {
+
+// A count from 1 to `most` in the environment variable `name`, or `fallback` when it is unset or
+// empty; an unusable value leaves its message in *bad (the first one only).
+uint32_t env_count(const char* name, uint64_t most, uint32_t fallback, const char* unset_means,
+                   std::string* bad) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') return fallback;
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long x = std::strtoull(v, &end, 10);
+  if (*end != '\0' || errno != 0 || x == 0 || x > most || *v == '-' || *v == '+') {
+    if (bad->empty()) {
+      *bad = std::string(name) + " must be a count from 1 to " + std::to_string(most) +
+             " (unset: " + unset_means + "), not '" + v + "'";
+    }
+    return fallback;
+  }
+  return static_cast<uint32_t>(x);
+}
+
+}  // namespace
+
+Options::Options() : tuned_max_blocks(kTunedMaxBlocks), tuned_packs(kTunedPacks) {}
+
 Options Options::from_environment() {
   Options o;
   const char* s = std::getenv("HKB_DEBUG_SYNC");
   o.debug_sync = s != nullptr && *s != '\0' && std::strcmp(s, "0") != 0;
-  const char* mp = std::getenv("HKB_MULTIPROCESSORS");
-  if (mp != nullptr && *mp != '\0') {
-    char* end = nullptr;
-    errno = 0;
-    const unsigned long long v = std::strtoull(mp, &end, 10);
-    if (*end != '\0' || errno != 0 || v == 0 || v > kMaxMultiprocessors || *mp == '-' ||
-        *mp == '+') {
-      o.bad_multiprocessors = std::string("HKB_MULTIPROCESSORS must be a count from 1 to ") +
-                              std::to_string(kMaxMultiprocessors) +
-                              " (unset: the device's), not '" + mp + "'";
-    } else {
-      o.multiprocessors = static_cast<uint32_t>(v);
-    }
-  }
+  o.multiprocessors =
+      env_count("HKB_MULTIPROCESSORS", kMaxMultiprocessors, 0, "the device's", &o.bad_environment);
+  o.tuned_max_blocks = env_count("HKB_TUNED_MAX_BLOCKS", kTunedMaxBlocksLimit, kTunedMaxBlocks,
+                                 std::to_string(kTunedMaxBlocks).c_str(), &o.bad_environment);
+  o.tuned_packs = env_count("HKB_TUNED_PACKS", kTunedPacksLimit, kTunedPacks,
+                            std::to_string(kTunedPacks).c_str(), &o.bad_environment);
   return o;
 }
 
@@ -131,8 +148,8 @@ Status Library::device_count(int* count) {
 
 Status Library::context(int ordinal, hkb_context_s** out) {
   if (shut_down_.load()) return error(HKB_ERROR_SHUT_DOWN, "the library was shut down");
-  if (!options_.bad_multiprocessors.empty())
-    return error(HKB_ERROR_INVALID_ARGUMENT, options_.bad_multiprocessors);
+  if (!options_.bad_environment.empty())
+    return error(HKB_ERROR_INVALID_ARGUMENT, options_.bad_environment);
   int count = 0;
   HKB_RETURN_IF_ERROR(runtime_->device_count(&count));
   if (ordinal < 0 || ordinal >= count) {

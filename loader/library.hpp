@@ -26,12 +26,30 @@ namespace hkb::detail {
 class Library;
 class Context;
 
+// hkb_launch_config_tuned's grids for grid-stride kernels (tuned_config.cpp): rows of at most
+// kTunedRowBlocks blocks (the kernels' tuning::kResidentBlockBound: past it in x a block is idle),
+// at most 65535 rows, kTunedMaxBlocks blocks unless HKB_TUNED_MAX_BLOCKS says otherwise.
+inline constexpr uint32_t kTunedRowBlocks = 1024;
+inline constexpr uint32_t kTunedMaxRows = 65535;
+inline constexpr uint64_t kTunedMaxBlocksLimit = uint64_t{kTunedRowBlocks} * kTunedMaxRows;
+inline constexpr uint32_t kTunedMaxBlocks = 8192;
+// 16-byte packs of the widest element a thread of the tuned grid takes (the kernels load two
+// before the first store), unless HKB_TUNED_PACKS says otherwise (1 to kTunedPacksLimit).
+inline constexpr uint32_t kTunedPacks = 2;
+inline constexpr uint32_t kTunedPacksLimit = 64;
+
 struct Options {
   bool debug_sync = false;  // HKB_DEBUG_SYNC: synchronise and check after every launch
   // HKB_MULTIPROCESSORS: the count written into every module instead of the device's (0: the
-  // device's); an unusable value leaves its message in bad_multiprocessors, reported by context().
+  // device's).
   uint32_t multiprocessors = 0;
-  std::string bad_multiprocessors;
+  // HKB_TUNED_MAX_BLOCKS: the most blocks hkb_launch_config_tuned gives a grid-stride kernel
+  // (tuned_config.cpp; a sweep's knob).
+  uint32_t tuned_max_blocks;
+  uint32_t tuned_packs;  // HKB_TUNED_PACKS: its packs a thread (the same)
+  // The first unusable variable's message, reported by context().
+  std::string bad_environment;
+  Options();
   static Options from_environment();
 };
 

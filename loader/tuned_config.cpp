@@ -1,10 +1,12 @@
 // hkb_launch_config_tuned: per kernel (the manifest's launch rule, manifest.hpp), the launch of n
 // elements with which hkb's kernel is fastest. Grid-stride kernels (LaunchRule::kResident) get
-// candle's 1024-thread blocks, one per two 16-byte packs of the kernel's widest element a thread,
-// at most kTunedGridMax of them: a grid that small has every block work (the kernels' resident
-// split, kernels/common/elementwise.h), and many blocks streaming their own spans move more bytes
-// than a few looping over everything or candle's grid with its idle blocks
-// (docs/performance-round2.md).
+// candle's 1024-thread blocks, one per Options::tuned_packs 16-byte packs of the kernel's widest
+// element a thread,
+// so that the data moves in one pass, up to Options::tuned_max_blocks of them (past it the threads
+// loop). Past kTunedRowBlocks blocks the grid has rows (x, y): candle's one-row grids keep their
+// blocks past kTunedRowBlocks idle (kernels/common/elementwise.h), and a grid of rows has every
+// block of every row busy on contiguous data; strided layouts take its first row
+// (docs/performance-round2.md, docs/performance-round2b.md).
 #include "library.hpp"
 
 #include <algorithm>
@@ -16,18 +18,12 @@ namespace {
 
 // Candle's block (cudarc's for_num_elems): the kernels' register budgets are sized for it.
 constexpr uint32_t kBlock = 1024;
-// 16-byte packs of the widest element a thread of the tuned grid takes a round: the kernels load
-// two before the first store.
-constexpr uint64_t kTunedPacks = 2;
-// The kernels' tuning::kResidentBlockBound: grids of at most this many blocks have every block
-// work.
-constexpr uint64_t kTunedGridMax = 1024;
 // Largest grid x dimension of both runtimes.
 constexpr uint64_t kMaxGridX = std::numeric_limits<int32_t>::max();
 
-hkb_launch_config one_dimensional(uint32_t blocks) {
+hkb_launch_config grid_of(uint32_t x, uint32_t y) {
   hkb_launch_config c;
-  c.grid[0] = blocks, c.grid[1] = 1, c.grid[2] = 1;
+  c.grid[0] = x, c.grid[1] = y, c.grid[2] = 1;
   c.block[0] = kBlock, c.block[1] = 1, c.block[2] = 1;
   c.shared_mem_bytes = 0;
   return c;
@@ -52,13 +48,20 @@ Status Library::tuned_config(hkb_function_s* fn, uint64_t n, hkb_launch_config* 
     case LaunchRule::kResident: {
       // Elements of a 16-byte pack (element_bytes is at most 8), as the kernels' pack_width.
       const uint64_t per_pack = k.element_bytes == 0 ? 1 : 16 / k.element_bytes;
-      per_block = kBlock * kTunedPacks * per_pack;
+      per_block = kBlock * options_.tuned_packs * per_pack;
       break;
     }
   }
   const uint64_t need = n / per_block + (n % per_block != 0 ? 1 : 0);
-  if (k.launch == LaunchRule::kResident) {  // past kTunedGridMax blocks the threads loop
-    *out = one_dimensional(static_cast<uint32_t>(std::min(need, kTunedGridMax)));
+  if (k.launch == LaunchRule::kResident) {
+    const uint64_t blocks = std::min<uint64_t>(need, options_.tuned_max_blocks);
+    if (blocks <= kTunedRowBlocks) {
+      *out = grid_of(static_cast<uint32_t>(blocks), 1);
+    } else {  // the fewest rows, then as few blocks a row as they allow
+      const uint64_t rows = (blocks + kTunedRowBlocks - 1) / kTunedRowBlocks;
+      *out =
+          grid_of(static_cast<uint32_t>((blocks + rows - 1) / rows), static_cast<uint32_t>(rows));
+    }
     return Status::ok();
   }
   if (need > kMaxGridX) {
@@ -66,7 +69,7 @@ Status Library::tuned_config(hkb_function_s* fn, uint64_t n, hkb_launch_config* 
                  k.name + ": " + std::to_string(n) + " elements need " + std::to_string(need) +
                      " blocks of 1024 threads, more than a grid holds (2^31 - 1)");
   }
-  *out = one_dimensional(static_cast<uint32_t>(need));
+  *out = grid_of(static_cast<uint32_t>(need), 1);
   return Status::ok();
 }
 

@@ -120,11 +120,15 @@ HKB_API hkb_launch_config hkb_launch_config_for_num_elems(uint32_t n);
 /* The launch of `n` elements with which hkb's kernel `fn` is fastest on its device; in *config.
  * The rule comes from the kernel's manifest entry ("launch", manifests/README.md):
  * - elementwise kernels (affine, binary, cast, fill, const_set, copy2d, ternary where, unary;
- *   "resident"): block (1024,1,1) and grid min(ceil(n / (1024 * e)), 1024), e the elements of
- *   two 16-byte packs of the kernel's widest element (8 for f32, 16 for bf16, 32 for u8). A grid
- *   of at most 1024 blocks has every block work; these kernels loop over the work (grid-stride),
- *   so the result is exact for every n and any grid, and on large tensors faster than candle's
- *   one-thread-per-element grid (README, "The tuned launch configuration");
+ *   "resident"): block (1024,1,1) and b = min(ceil(n / (1024 * e)), M) blocks, e the elements of
+ *   two 16-byte packs of the kernel's widest element (8 for f32, 16 for bf16, 32 for u8), M 8192
+ *   (the environment's HKB_TUNED_PACKS and HKB_TUNED_MAX_BLOCKS change the two and the 8192, for
+ *   tuning sweeps); grid (b, 1, 1) up to 1024 blocks, past it rows of at most 1024:
+ *   (ceil(b / y), y, 1), y = ceil(b / 1024). Every block works on contiguous data (a layout given
+ *   by info is the first row's); these kernels loop over the work (grid-stride), so the result is
+ *   exact for
+ *   every n and any grid, and on large tensors faster than candle's one-thread-per-element grid
+ *   (README, "The tuned launch configuration");
  * - kernels for which hkb has no better launch (conv, indexing, rope; "for_num_elems"): candle's
  *   own configuration, hkb_launch_config_for_num_elems(n) for 64-bit n;
  * - every other kernel (reductions, softmax, norms, sort, quantized) is launched with a geometry

@@ -66,9 +66,10 @@ struct LaunchConfig {
   static LaunchConfig for_num_elems(uint32_t n) {
     return from_raw(hkb_launch_config_for_num_elems(n));
   }
-  // hkb's fastest launch of `n` elements of `fn` on its device (hkb_launch_config_tuned: resident
-  // blocks for the elementwise kernels, candle's for_num_elems where hkb has no better one).
-  // Throws Error (HKB_ERROR_INVALID_ARGUMENT) for kernels candle does not size by an element count.
+  // hkb's fastest launch of `n` elements of `fn` on its device (hkb_launch_config_tuned: a block
+  // per two 16-byte packs a thread for the elementwise kernels, candle's for_num_elems where hkb
+  // has no better one). Throws Error (HKB_ERROR_INVALID_ARGUMENT) for kernels candle does not size
+  // by an element count.
   static LaunchConfig tuned(const Function& fn, uint64_t n);
   // The C ABI's struct as a LaunchConfig.
   static LaunchConfig from_raw(const hkb_launch_config& c) {

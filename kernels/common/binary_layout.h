@@ -272,7 +272,7 @@ HKB_DEVICE void map_elements(uint64_t n, UnitRange range, uint64_t num_dims, con
 template <int K, int V, typename TO, typename Body>
 HKB_DEVICE void map_layout_units(uint64_t n, uint64_t num_dims, const size_t* info, TO* out,
                                  const Body& body) {
-  const UnitRange range = resident_range();
+  const UnitRange range = resident_range(info == nullptr);
   if (range.begin == kIdle || n == 0) return;
   const bool packed = run_aligned<V>(out);
   RowLayout<K> l;
@@ -299,7 +299,10 @@ HKB_DEVICE void map_layout_units(uint64_t n, uint64_t num_dims, const size_t* in
 template <int K, int V, int VW, int VD, typename TO, typename Body>
 HKB_DEVICE void map_layout(uint64_t n, uint64_t num_dims, const size_t* info, TO* out,
                            const Body& body) {
-  if (past_resident_bound() || blockIdx.x >= resident_cap()) return;
+  if (past_resident_bound() ||
+      blockIdx.x >= resident_cap(tuning::kResidentQuarters, info == nullptr)) {
+    return;
+  }
   if (info == nullptr) {
     map_layout_units<K, VD>(n, num_dims, info, out, body);
   } else {

@@ -4,9 +4,9 @@
 //
 // Work split under candle's geometry (block 1024, grid ceil(n / 1024): one thread per element, so
 // with 16-byte packs most threads and blocks have nothing to do; a grid of at most
-// tuning::kResidentBlockBound blocks, such as hkb_launch_config_tuned's, has every block work
-// instead): the resident split
-// (resident_range, below) lets only the first blocks work, looping over all units with all their
+// tuning::kResidentBlockBound blocks a row, such as hkb_launch_config_tuned's, has every block work
+// instead, over contiguous data in every row): the resident split (resident_range, below) lets
+// only the first blocks work, looping over all units with all their
 // threads, while the idle blocks stream through the other block slots and leave after a handful of
 // instructions. The grid drains no faster than the idle blocks retire, so callers test
 // resident_cap() before anything else where every path of theirs is resident. Measurements:
@@ -111,9 +111,21 @@ HKB_DEVICE bool past_resident_bound() {
 // at least one and below kResidentBlockBound, which idle blocks test before anything else. No
 // division, so idle blocks can test it first: they outnumber the busy ones a thousand to one, and
 // every instruction they run before leaving lengthens the launch.
-HKB_DEVICE uint32_t resident_cap(uint32_t quarters = tuning::kResidentQuarters) {
+// A grid of several rows of at most kResidentBlockBound blocks (the tuned launch of more blocks
+// than that): paths over contiguous memory (whole_grid) make every block of every row busy, in one
+// pass; the other paths use the first row only, as a one-row grid, and the other rows are idle.
+// Planes past the first (gridDim.z > 1) are idle everywhere.
+HKB_DEVICE bool rows_all_busy() {
+  return grid_rows_of_at_most(tuning::kResidentBlockBound);
+}
+HKB_DEVICE bool past_first_row() {
+  return (blockIdx.y | blockIdx.z) != 0;
+}
+HKB_DEVICE uint32_t resident_cap(uint32_t quarters = tuning::kResidentQuarters,
+                                 bool whole_grid = false) {
   constexpr uint32_t kBound = tuning::kResidentBlockBound;
   if (past_resident_bound()) return kBound;  // idle whatever the count: no read of it
+  if (past_first_row() && !(whole_grid && blockIdx.z == 0 && rows_all_busy())) return 0;
   const uint32_t mps = multiprocessors();
   uint32_t cap = mps * quarters / 4;
   if (gridDim.x <= kBound) cap = gridDim.x;
@@ -131,12 +143,14 @@ HKB_DEVICE uint32_t resident_blocks(uint64_t units, uint32_t per_block) {
   if (blocks == 0) blocks = 1;
   return blockIdx.x < blocks ? blocks : 0;
 }
-// All threads of the busy blocks (the first min(resident_cap(), gridDim.x)), one unit each a step;
-// threads whose begin is past the last unit have none. No division: busy blocks start at once.
-HKB_DEVICE UnitRange resident_range() {
-  const uint32_t cap = resident_cap();
+// All threads of the busy blocks (the first min(resident_cap(), gridDim.x), or with whole_grid
+// every block of a grid of rows), one unit each a step; threads whose begin is past the last unit
+// have none. No division: busy blocks start at once.
+HKB_DEVICE UnitRange resident_range(bool whole_grid = false) {
+  const uint32_t cap = resident_cap(tuning::kResidentQuarters, whole_grid);
   const uint32_t blocks = gridDim.x < cap ? gridDim.x : cap;
   if (blockIdx.x >= blocks) return {kIdle, 1};
+  if (whole_grid && rows_all_busy()) return {grid_thread_rank(), grid_threads()};
   return {static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x,
           static_cast<uint64_t>(blocks) * blockDim.x};
 }
@@ -149,7 +163,7 @@ HKB_DEVICE UnitRange resident_range() {
 // and the tuned one, the blocks past it leave before they read a layout.
 HKB_DEVICE UnitRange resident_grid_range(uint32_t per_mp = tuning::kResidentGridPerMP) {
   constexpr uint32_t kBound = tuning::kResidentBlockBound;
-  if (blockIdx.x >= kBound) return {kIdle, 1};
+  if (blockIdx.x >= kBound || past_first_row()) return {kIdle, 1};
   uint32_t blocks = multiprocessors() * (per_mp * 1024 / blockDim.x);
   if (blocks > kBound) blocks = kBound;
   if (blocks == 0) blocks = 1;
@@ -179,21 +193,30 @@ struct packs_in_flight {
 };
 
 // out[i] = f(in[i]) for i in [0, n), both contiguous. `in` may equal `out`. Resident split: only
-// blocks below resident_cap() work, so callers may let the others leave before calling. Aligned
+// blocks below resident_cap() work (and every block of a grid of rows when whole_grid), so
+// callers may let the others leave before calling. Aligned
 // operands move as packs, packs_in_flight packs of a thread loaded before the first is stored;
 // unaligned ones element by element.
 template <typename TI, typename TO, typename F>
-HKB_DEVICE void map_contiguous(uint64_t n, const TI* in, TO* out, F f) {
+HKB_DEVICE void map_contiguous(uint64_t n, const TI* in, TO* out, F f, bool whole_grid = true) {
   constexpr int V = pack_width<TI, TO>::value;
   constexpr bool kTwo = packs_in_flight<TI, TO, F>::value > 1;
-  const UnitRange r = resident_range();
+  const UnitRange r = resident_range(whole_grid);
   if (r.begin == kIdle) return;
   if (V > 1 && is_aligned(in, sizeof(TI) * V) && is_aligned(out, sizeof(TO) * V)) {
     const uint64_t packs = n / V;
     const Pack<TI, V>* in_p = reinterpret_cast<const Pack<TI, V>*>(in);
     Pack<TO, V>* out_p = reinterpret_cast<Pack<TO, V>*>(out);
-    for (uint64_t p = r.begin; p < packs; p += (kTwo ? 2 : 1) * r.step) {
-      const uint64_t q = p + r.step;
+    constexpr bool kBlockPairs =
+        kTwo && static_cast<int>(sizeof(TI)) <= tuning::kContiguousBlockPairsBytes;
+    // A thread's first pack and its second's distance from it.
+    uint64_t first = r.begin, apart = r.step;
+    if (kBlockPairs && whole_grid && rows_all_busy()) {
+      first = 2 * r.begin - threadIdx.x;
+      apart = blockDim.x;
+    }
+    for (uint64_t p = first; p < packs; p += (kTwo ? 2 : 1) * r.step) {
+      const uint64_t q = p + apart;
       const bool two = kTwo && q < packs;
       const Pack<TI, V> a = in_p[p];
       Pack<TI, V> a2;
@@ -278,8 +301,9 @@ HKB_DEVICE void map_strided_in(uint64_t n, uint64_t num_dims, const size_t* info
 template <typename TI, typename TO, typename F>
 HKB_DEVICE void map_unary_layout_uniform(uint64_t n, uint64_t num_dims, const size_t* info,
                                          const TI* in, TO* out, F f) {
+  if (info != nullptr && past_first_row()) return;  // see map_unary_layout
   if (info == nullptr || is_contiguous(num_dims, info, info + num_dims)) {
-    const UnitRange r = resident_range();
+    const UnitRange r = resident_range(info == nullptr);
     if (r.begin == kIdle) return;
     for (uint64_t b = r.begin - threadIdx.x; b < n; b += r.step) {
       const uint64_t i = b + threadIdx.x;
@@ -303,14 +327,20 @@ HKB_DEVICE void map_unary_layout_uniform(uint64_t n, uint64_t num_dims, const si
 template <typename TI, typename TO, typename F>
 HKB_DEVICE void map_unary_layout(uint64_t n, uint64_t num_dims, const size_t* info, const TI* in,
                                  TO* out, F f) {
-  if (info == nullptr && (past_resident_bound() || blockIdx.x >= resident_cap())) return;
+  if (info == nullptr &&
+      (past_resident_bound() || blockIdx.x >= resident_cap(tuning::kResidentQuarters, true))) {
+    return;
+  }
   if constexpr (is_heavy<F>::value && max_size<TI, TO>::value == 8) {
     map_unary_layout_uniform(n, num_dims, info, in, out, f);
     return;
   }
   if (past_resident_bound()) return;
+  // A grid of rows: a layout given by info, contiguous or not, is the first row's, and the other
+  // rows leave before they read it (thousands of blocks of the tuned grid).
+  if (info != nullptr && past_first_row()) return;
   if (info == nullptr || is_contiguous(num_dims, info, info + num_dims)) {
-    map_contiguous(n, in, out, f);
+    map_contiguous(n, in, out, f, info == nullptr);
     return;
   }
   const UnitRange r = resident_grid_range();

@@ -75,6 +75,42 @@ HKB_DEVICE uint64_t grid_stride() {
   return static_cast<uint64_t>(gridDim.x) * blockDim.x;
 }
 
+// A grid of several rows of blocks (gridDim.y > 1; the tuned launch's, loader/tuned_config.cpp)
+// of one row of threads each, numbered row by row. On AMD gridDim and blockDim are divisions or
+// clamps of the dispatch's work-item counts, so these read the counts themselves.
+#if defined(HKB_PLATFORM_AMD)
+#if !defined(HKB_PLATFORM_CPU)
+}  // namespace hkb
+// AMD's device library (ockl): the dispatch's work-group size as launched (HIP declares
+// __ockl_get_global_size, the work items).
+extern "C" __device__ __attribute__((const)) size_t __ockl_get_enqueued_local_size(uint32_t);
+namespace hkb {
+#endif
+// Rows of at most `most` blocks each, blocks one row of threads (blockDim.y == 1).
+HKB_DEVICE bool grid_rows_of_at_most(uint32_t most) {
+  return __ockl_get_global_size(1) > 1 && __ockl_get_enqueued_local_size(1) == 1 &&
+         __ockl_get_global_size(0) <= static_cast<size_t>(most) * __ockl_get_enqueued_local_size(0);
+}
+// On such a grid: a thread's rank over the whole grid, and the grid's threads.
+HKB_DEVICE uint64_t grid_thread_rank() {
+  return static_cast<uint64_t>(blockIdx.y) * __ockl_get_global_size(0) +
+         static_cast<uint64_t>(blockIdx.x) * __ockl_get_enqueued_local_size(0) + threadIdx.x;
+}
+HKB_DEVICE uint64_t grid_threads() {
+  return static_cast<uint64_t>(__ockl_get_global_size(0)) * __ockl_get_global_size(1);
+}
+#else
+HKB_DEVICE bool grid_rows_of_at_most(uint32_t most) {
+  return gridDim.y > 1 && blockDim.y == 1 && gridDim.x <= most;
+}
+HKB_DEVICE uint64_t grid_thread_rank() {
+  return (static_cast<uint64_t>(blockIdx.y) * gridDim.x + blockIdx.x) * blockDim.x + threadIdx.x;
+}
+HKB_DEVICE uint64_t grid_threads() {
+  return static_cast<uint64_t>(gridDim.x) * gridDim.y * blockDim.x;
+}
+#endif
+
 // Multiprocessors of the device: the count the loader wrote, the same global on both vendors so
 // that the H100 tests the AMD path (a constant-bank operand on NVIDIA, a scalar load on AMD).
 // Unwritten: NVIDIA's %nsmid (SM identifiers, at least the SM count), AMD tuning.h's per-target

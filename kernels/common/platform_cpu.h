@@ -526,6 +526,13 @@ inline void __syncthreads() {
 inline unsigned __lane_id() {
   return hkb_cpu::linear_tid() % hkb_cpu::kWave;
 }
+// The dispatch's work items and work-group size per dimension, as AMD's device library reads them.
+inline size_t __ockl_get_global_size(unsigned d) {
+  return d == 0 ? gridDim.x * blockDim.x : d == 1 ? gridDim.y * blockDim.y : gridDim.z * blockDim.z;
+}
+inline size_t __ockl_get_enqueued_local_size(unsigned d) {
+  return d == 0 ? blockDim.x : d == 1 ? blockDim.y : blockDim.z;
+}
 
 // HIP's cross-lane operations (the AMD code path of platform.h calls them), with HIP's rules for
 // lanes outside the caller's group of `width`.

@@ -51,10 +51,10 @@ constexpr uint32_t kResidentQuarters = HKB_RESIDENT_QUARTERS;
 #define HKB_RESIDENT_GRID_PER_MP 2
 #endif
 constexpr uint32_t kResidentGridPerMP = HKB_RESIDENT_GRID_PER_MP;
-// A grid of at most this many blocks has every block work (hkb_launch_config_tuned's grids: the
-// loader's kTunedGridMax is the same count); of a larger one (candle's) no block at or past this
-// index is busy, so its idle blocks leave on their index alone: a read of the multiprocessor count
-// on each of them slows their retirement.
+// A grid of at most this many blocks a row has every block work (hkb_launch_config_tuned's grids,
+// rows of the loader's kTunedRowBlocks, the same count); of a wider one (candle's) no block at or
+// past this index is busy, so its idle blocks leave on their index alone: a read of the
+// multiprocessor count on each of them slows their retirement.
 constexpr uint32_t kResidentBlockBound = 1024;
 // Bytes of the wider operand a thread of the strided unary-shaped path (elementwise.h,
 // map_strided_in) moves per run of a contiguous inner dim: 16-byte runs spill gelu and silu f32
@@ -85,6 +85,13 @@ constexpr int kPackBytes = 16;
 // second pack of 1- or 8-byte values spills under the 32-register budget; heavy ops take one too:
 // a second pack of bf16 sin spills under the 64 VGPRs of gfx906's 1024-thread blocks).
 constexpr int kContiguousInflight = 2;
+// On a grid of rows (every block busy), a thread's second pack lies a block after its first (each
+// block streams one span) for inputs of at most this many bytes an element, else a grid after:
+// 2-byte inputs gain a point, f32 gelu and silu lose four (H100).
+#ifndef HKB_CONTIGUOUS_BLOCK_PAIRS_BYTES
+#define HKB_CONTIGUOUS_BLOCK_PAIRS_BYTES 2
+#endif
+constexpr int kContiguousBlockPairsBytes = HKB_CONTIGUOUS_BLOCK_PAIRS_BYTES;
 
 // ---------------------------------------------------------------------------------------------
 // Convolution family (conv.hip).

@@ -159,6 +159,13 @@ TYPED_TEST(AffineTest, GridSmallerThanWork) {
     tr.strides = {1, 301};
     check_affine<T>(*this, tr, gpu_test::random_vector<T>(this->rng(), tr.storage_size()), &cfg);
   }
+  for (const hkb::LaunchConfig& rows : this->grids_with_rows()) {
+    check_affine<T>(*this, Layout::contiguous({n}), gpu_test::random_vector<T>(this->rng(), n),
+                    &rows);
+    Layout tr = Layout::contiguous({301, 37});
+    tr.strides = {1, 301};
+    check_affine<T>(*this, tr, gpu_test::random_vector<T>(this->rng(), tr.storage_size()), &rows);
+  }
 }
 
 TYPED_TEST(AffineTest, SpecialValues) {
@@ -188,6 +195,13 @@ TYPED_TEST(AffineTest, NullInputIsInPlace) {
   std::vector<T> want(n);
   for (size_t i = 0; i < n; ++i) want[i] = affine_ref(host[i], mul, add);
   EXPECT_TRUE(affine_close(buf.download(), want, host, mul));
+  // Every element exactly once on grids of rows too (an element taken twice is transformed twice).
+  for (const hkb::LaunchConfig& rows : this->grids_with_rows()) {
+    buf.upload(host);
+    this->launch(std::string("affine_") + ref::tag<T>(), rows, args);
+    EXPECT_TRUE(affine_close(buf.download(), want, host, mul))
+        << rows.grid[0] << "x" << rows.grid[1];
+  }
 }
 
 // The same launch through the plain C ABI, as a C host program would write it.

@@ -283,6 +283,17 @@ TYPED_TEST(BinaryTest, GridSmallerThanWork) {
   how.cfg = &single;
   check_random<T>(*this, BinaryOp::kMul, Layout::contiguous({31, 33}), strided({31, 33}, {0, 1}),
                   how);
+  for (const hkb::LaunchConfig& rows : this->grids_with_rows()) {
+    how.cfg = &rows;
+    how.null_info = true;
+    check_random<T>(*this, BinaryOp::kAdd, Layout::contiguous({100003}),
+                    Layout::contiguous({100003}), how);
+    how.null_info = false;
+    check_random<T>(*this, BinaryOp::kMaximum, Layout::contiguous({257, 389}),
+                    strided({257, 389}, {0, 1}), how);
+    check_random<T>(*this, BinaryOp::kSub, strided({301, 7}, {1, 301}),
+                    Layout::contiguous({301, 7}), how);
+  }
 }
 
 TYPED_TEST(BinaryTest, MisalignedOutput) {

@@ -273,6 +273,11 @@ TYPED_TEST(CastTest, GridSmallerThanWork) {
       const Layout tr = transposed(rows, 301);
       check_cast<S, D>(*this, tr, cast_inputs<S>(*this, tr.storage_size()), &cfg);
     }
+    for (const hkb::LaunchConfig& rows : this->grids_with_rows()) {
+      check_cast<S, D>(*this, Layout::contiguous({20011}), cast_inputs<S>(*this, 20011), &rows);
+      const Layout tr = transposed(37, 301);
+      check_cast<S, D>(*this, tr, cast_inputs<S>(*this, tr.storage_size()), &rows);
+    }
   });
 }
 

@@ -104,6 +104,11 @@ TYPED_TEST(FillTest, FillWithSmallGrid) {
   args.arg(buf.ptr()).arg(value).arg(n);
   this->launch(name<T>("fill"), hkb::LaunchConfig::make(2, 1, 1, 96, 1, 1), args);
   EXPECT_TRUE(gpu_test::same_bits(buf.download(), std::vector<T>(n, value)));
+  for (const hkb::LaunchConfig& rows : this->grids_with_rows()) {
+    buf.upload(std::vector<T>(n, gpu_test::poison<T>()));
+    this->launch(name<T>("fill"), rows, args);
+    EXPECT_TRUE(gpu_test::same_bits(buf.download(), std::vector<T>(n, value)));
+  }
 }
 
 TYPED_TEST(FillTest, Copy2d) {
@@ -159,6 +164,11 @@ TYPED_TEST(FillTest, Copy2dSmallGrid) {
   for (size_t r = 0; r < d1; ++r)
     for (size_t k = 0; k < d2; ++k) want[r * d2 + k] = host_src[r * s + k];
   EXPECT_TRUE(gpu_test::same_bits(dst.download(), want));
+  for (const hkb::LaunchConfig& rows : this->grids_with_rows()) {
+    dst.upload(std::vector<T>(size_t{d1} * d2, gpu_test::poison<T>()));
+    this->launch(name<T>("copy2d"), rows, args);
+    EXPECT_TRUE(gpu_test::same_bits(dst.download(), want));
+  }
 }
 
 TYPED_TEST(FillTest, ConstSet) {
@@ -211,6 +221,13 @@ TYPED_TEST(FillTest, ConstSet) {
     std::vector<T> want = poisoned;
     for (size_t i = 0; i < l.numel(); ++i) want[l.index(i)] = value;
     ASSERT_TRUE(gpu_test::same_bits(got, want));
+    if (&l == &layouts.back() || (l.is_contiguous() && l.numel() >= 1025)) {
+      for (const hkb::LaunchConfig& rows : this->grids_with_rows()) {
+        ASSERT_TRUE(gpu_test::same_bits(
+            this->launch_elementwise(name<T>("const_set"), l.numel(), args, out, poisoned, &rows),
+            want));
+      }
+    }
   }
 }
 

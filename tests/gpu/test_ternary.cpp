@@ -230,6 +230,12 @@ TYPED_TEST(WhereTest, GridSmallerThanWork) {
   how.cfg = &single;
   check_random<int64_t, T>(*this, strided({31, 33}, {1, 31}), Layout::contiguous({31, 33}),
                            strided({31, 33}, {0, 1}), how);
+  for (const hkb::LaunchConfig& rows : this->grids_with_rows()) {
+    how.cfg = &rows;
+    check_random<uint8_t, T>(*this, big, big, big, how);
+    check_random<int32_t, T>(*this, strided({257, 389}, {0, 1}), Layout::contiguous({257, 389}),
+                             strided({257, 389}, {1, 0}), how);
+  }
 }
 
 TYPED_TEST(WhereTest, MisalignedOutput) {

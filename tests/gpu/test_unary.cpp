@@ -190,6 +190,12 @@ TYPED_TEST(UnaryFloatTest, GridSmallerThanWork) {
       const Layout tr = transposed(rows, 301);
       check_float_op<T>(*this, oi, tr, op_inputs<T>(*this, oi, tr.storage_size(), p), p, &cfg);
     }
+    for (const hkb::LaunchConfig& rows : this->grids_with_rows()) {
+      check_float_op<T>(*this, oi, Layout::contiguous({n}), op_inputs<T>(*this, oi, n, p), p,
+                        &rows);
+      const Layout tr = transposed(37, 301);
+      check_float_op<T>(*this, oi, tr, op_inputs<T>(*this, oi, tr.storage_size(), p), p, &rows);
+    }
   }
 }
 
@@ -375,6 +381,10 @@ TYPED_TEST(UcopyTest, SizesViewsAndGrids) {
   const auto small_grid = hkb::LaunchConfig::make(3, 1, 1, 64, 1, 1);
   check_copy<T>(*this, Layout::contiguous({100003}), &small_grid);
   check_copy<T>(*this, transposed(7, 301), &small_grid);
+  for (const hkb::LaunchConfig& rows : this->grids_with_rows()) {
+    check_copy<T>(*this, Layout::contiguous({100003}), &rows);
+    check_copy<T>(*this, transposed(37, 301), &rows);
+  }
   // Tiles in blocks under 1024 threads: 64 (four elements a thread of a tile), 96 (not a warp
   // multiple) and 512 (two passes of a tile's elements).
   for (uint32_t threads : {64u, 96u, 512u}) {

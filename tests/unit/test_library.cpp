@@ -7,12 +7,16 @@
 #include <hkb/hkb.hpp>
 
 #include <atomic>
+#include <algorithm>
 #include <cstring>
 #include <thread>
+#include <vector>
 
 namespace {
 
+using hkb::detail::kTunedMaxBlocksLimit;
 using hkb::detail::Library;
+using hkb::detail::Options;
 
 TEST(LaunchConfig, MatchesCudarcForNumElems) {
   struct Case {
@@ -183,8 +187,8 @@ TEST_F(LibraryTest, LaunchChecksArgumentsBeforeLaunching) {
 
 // The manifest's launch rules: affine resident (module), fill_u8 candle's (kernel), fill_f64 none.
 // Resident kernels get a 1024-thread block per two 16-byte packs of their widest element a thread
-// (8192 f32 or 16384 bf16 elements), at most 1024 blocks (the kernels'
-// tuning::kResidentBlockBound).
+// (8192 f32 or 16384 bf16 elements), at most Options::tuned_max_blocks (8192) blocks, past 1024 as
+// rows of at most 1024 (the kernels' tuning::kResidentBlockBound).
 TEST_F(LibraryTest, TunedConfigFollowsTheManifestRule) {
   auto lib = fake::make_library(&state);
   hkb_context_s* ctx = nullptr;
@@ -194,29 +198,37 @@ TEST_F(LibraryTest, TunedConfigFollowsTheManifestRule) {
   ASSERT_TRUE(lib->function(ctx, "affine_bf16", &affine_bf16).is_ok());
   ASSERT_TRUE(lib->function(ctx, "fill_u8", &fill_u8).is_ok());
   ASSERT_TRUE(lib->function(ctx, "fill_f64", &fill_f64).is_ok());
+  struct Grid {
+    uint32_t x, y;
+  };
   struct Case {
     uint64_t n;
-    uint32_t f32, bf16, candle;
-  } cases[] = {{0, 0, 0, 0},
-               {1, 1, 1, 1},
-               {1024, 1, 1, 1},
-               {1025, 1, 1, 2},
-               {8193, 2, 1, 9},
-               {16385, 3, 2, 17},
-               {100 * 8192, 100, 50, 800},
-               {1024 * 8192 - 1, 1024, 512, 8192},
-               {1024 * 8192 + 1, 1024, 513, 8193},
-               {uint64_t{1} << 32, 1024, 1024, 4194304},
-               {uint64_t{1} << 40, 1024, 1024, 1073741824}};
+    Grid f32, bf16;
+    uint32_t candle;
+  } cases[] = {{0, {0, 1}, {0, 1}, 0},
+               {1, {1, 1}, {1, 1}, 1},
+               {1024, {1, 1}, {1, 1}, 1},
+               {1025, {1, 1}, {1, 1}, 2},
+               {8193, {2, 1}, {1, 1}, 9},
+               {16385, {3, 1}, {2, 1}, 17},
+               {100 * 8192, {100, 1}, {50, 1}, 800},
+               {1024 * 8192 - 1, {1024, 1}, {512, 1}, 8192},
+               {1024 * 8192 + 1, {513, 2}, {513, 1}, 8193},
+               {3 * 1024 * 8192 + 5, {769, 4}, {769, 2}, 24577},
+               {uint64_t{1} << 26, {1024, 8}, {1024, 4}, 65536},
+               {uint64_t{1} << 32, {1024, 8}, {1024, 8}, 4194304},
+               {uint64_t{1} << 40, {1024, 8}, {1024, 8}, 1073741824}};
   for (const Case& c : cases) {
     hkb_launch_config got{};
     ASSERT_TRUE(lib->tuned_config(affine, c.n, &got).is_ok()) << c.n;
-    EXPECT_EQ(got.grid[0], c.f32) << c.n;
+    EXPECT_EQ(got.grid[0], c.f32.x) << c.n;
+    EXPECT_EQ(got.grid[1], c.f32.y) << c.n;
     EXPECT_EQ(got.block[0], 1024u);
-    EXPECT_EQ(got.grid[1] * got.grid[2] * got.block[1] * got.block[2], 1u);
+    EXPECT_EQ(got.grid[2] * got.block[1] * got.block[2], 1u);
     EXPECT_EQ(got.shared_mem_bytes, 0u);
     ASSERT_TRUE(lib->tuned_config(affine_bf16, c.n, &got).is_ok()) << c.n;
-    EXPECT_EQ(got.grid[0], c.bf16) << c.n;
+    EXPECT_EQ(got.grid[0], c.bf16.x) << c.n;
+    EXPECT_EQ(got.grid[1], c.bf16.y) << c.n;
     ASSERT_TRUE(lib->tuned_config(fill_u8, c.n, &got).is_ok()) << c.n;
     EXPECT_EQ(got.grid[0], c.candle) << c.n;
     EXPECT_EQ(got.block[0], 1024u);
@@ -228,6 +240,7 @@ TEST_F(LibraryTest, TunedConfigFollowsTheManifestRule) {
   hkb_launch_config got{};
   ASSERT_TRUE(lib->tuned_config(affine, ~uint64_t{0}, &got).is_ok());  // the threads loop
   EXPECT_EQ(got.grid[0], 1024u);
+  EXPECT_EQ(got.grid[1], 8u);
   auto s = lib->tuned_config(fill_u8, uint64_t{1} << 41, &got);
   EXPECT_EQ(s.code, HKB_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(s.message.find("more than a grid holds"), std::string::npos) << s.message;
@@ -239,6 +252,62 @@ TEST_F(LibraryTest, TunedConfigFollowsTheManifestRule) {
   EXPECT_EQ(lib->tuned_config(nullptr, 10, &got).code, HKB_ERROR_INVALID_ARGUMENT);
   lib->shutdown();
   EXPECT_EQ(lib->tuned_config(affine, 10, &got).code, HKB_ERROR_SHUT_DOWN);
+}
+
+// affine_f32's tuned launches of each n, from a library with options o.
+std::vector<hkb_launch_config> tuned_affine(fake::State* state, const Options& o,
+                                            std::vector<uint64_t> ns) {
+  auto lib = fake::make_library(state, {"gfx90a"}, o);
+  hkb_context_s* ctx = nullptr;
+  hkb_function_s* affine = nullptr;
+  std::vector<hkb_launch_config> got(ns.size());
+  EXPECT_TRUE(lib->context(0, &ctx).is_ok());
+  EXPECT_TRUE(lib->function(ctx, "affine_f32", &affine).is_ok());
+  for (size_t i = 0; i < ns.size(); ++i)
+    EXPECT_TRUE(lib->tuned_config(affine, ns[i], &got[i]).is_ok());
+  return got;
+}
+
+// Options::tuned_max_blocks (HKB_TUNED_MAX_BLOCKS) bounds the grid; rows stay at most 1024 wide.
+TEST_F(LibraryTest, TunedConfigTakesTheBlockBound) {
+  struct Case {
+    uint32_t most;
+    uint32_t x, y;
+  } cases[] = {{1, 1, 1},
+               {1024, 1024, 1},
+               {1025, 513, 2},
+               {3000, 1000, 3},
+               {static_cast<uint32_t>(kTunedMaxBlocksLimit), 1024, 65535}};
+  for (const Case& c : cases) {
+    Options o;
+    o.tuned_max_blocks = c.most;
+    // All the work there is, and two blocks' work.
+    const auto got = tuned_affine(&state, o, {uint64_t{1} << 40, 8192 * 2});
+    EXPECT_EQ(got[0].grid[0], c.x) << c.most;
+    EXPECT_EQ(got[0].grid[1], c.y) << c.most;
+    EXPECT_EQ(got[1].grid[0], std::min<uint32_t>(c.most, 2)) << c.most;
+    EXPECT_EQ(got[1].grid[1], 1u) << c.most;
+  }
+}
+
+// Options::tuned_packs (HKB_TUNED_PACKS): a block per 1024 x packs 16-byte packs.
+TEST_F(LibraryTest, TunedConfigTakesThePacksAThread) {
+  struct Case {
+    uint32_t packs;
+    uint64_t n;
+    uint32_t x, y;
+  } cases[] = {{1, 8193, 3, 1},
+               {1, 4096 * 1024 + 1, 513, 2},
+               {4, 8193, 1, 1},
+               {4, 16384 * 1024 + 1, 513, 2},
+               {64, uint64_t{1} << 40, 1024, 8}};
+  for (const Case& c : cases) {
+    Options o;
+    o.tuned_packs = c.packs;
+    const hkb_launch_config got = tuned_affine(&state, o, {c.n})[0];
+    EXPECT_EQ(got.grid[0], c.x) << c.packs << " " << c.n;
+    EXPECT_EQ(got.grid[1], c.y) << c.packs << " " << c.n;
+  }
 }
 
 TEST_F(LibraryTest, ShutdownKillsHandles) {

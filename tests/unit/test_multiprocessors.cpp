@@ -15,6 +15,8 @@
 
 namespace {
 
+using hkb::detail::kTunedMaxBlocks;
+using hkb::detail::kTunedPacks;
 using hkb::detail::Library;
 using hkb::detail::Options;
 
@@ -109,11 +111,16 @@ TEST_F(Multiprocessors, AShutDownContextIsRefused) {
   EXPECT_EQ(lib_->multiprocessors(ctx, &n).code, HKB_ERROR_SHUT_DOWN);
 }
 
-// Sets HKB_MULTIPROCESSORS for one scope.
+// Sets an environment variable (HKB_MULTIPROCESSORS unless named) for one scope.
 class ScopedEnv {
  public:
-  explicit ScopedEnv(const char* value) { setenv("HKB_MULTIPROCESSORS", value, 1); }
-  ~ScopedEnv() { unsetenv("HKB_MULTIPROCESSORS"); }
+  explicit ScopedEnv(const char* value, const char* name = "HKB_MULTIPROCESSORS") : name_(name) {
+    setenv(name, value, 1);
+  }
+  ~ScopedEnv() { unsetenv(name_); }
+
+ private:
+  const char* name_;
 };
 
 TEST(MultiprocessorsEnvironment, ACountIsTakenAndAnythingElseRefusedAtContextCreation) {
@@ -121,7 +128,7 @@ TEST(MultiprocessorsEnvironment, ACountIsTakenAndAnythingElseRefusedAtContextCre
     ScopedEnv env("12");
     const Options o = Options::from_environment();
     EXPECT_EQ(o.multiprocessors, 12u);
-    EXPECT_TRUE(o.bad_multiprocessors.empty());
+    EXPECT_TRUE(o.bad_environment.empty());
   }
   {
     ScopedEnv env("");
@@ -131,8 +138,8 @@ TEST(MultiprocessorsEnvironment, ACountIsTakenAndAnythingElseRefusedAtContextCre
     ScopedEnv env(bad);
     const Options o = Options::from_environment();
     EXPECT_EQ(o.multiprocessors, 0u) << bad;
-    EXPECT_NE(o.bad_multiprocessors.find(std::string("not '") + bad + "'"), std::string::npos)
-        << o.bad_multiprocessors;
+    EXPECT_NE(o.bad_environment.find(std::string("not '") + bad + "'"), std::string::npos)
+        << o.bad_environment;
     fake::State state;
     auto lib = fake::make_library(&state, {"gfx90a"}, o);
     hkb_context_s* ctx = nullptr;
@@ -203,3 +210,50 @@ TEST(MultiprocessorsPlatform, TheModulesGlobalHoldsTheCount) {
 }
 
 }  // namespace
+
+TEST(TunedPacksEnvironment, ACountIsTakenAndAnythingElseRefusedAtContextCreation) {
+  EXPECT_EQ(Options::from_environment().tuned_packs, kTunedPacks);
+  {
+    ScopedEnv env("1", "HKB_TUNED_PACKS");
+    EXPECT_EQ(Options::from_environment().tuned_packs, 1u);
+  }
+  for (const char* bad : {"0", "65", "two"}) {
+    ScopedEnv env(bad, "HKB_TUNED_PACKS");
+    const Options o = Options::from_environment();
+    EXPECT_EQ(o.tuned_packs, kTunedPacks) << bad;
+    EXPECT_NE(o.bad_environment.find(std::string("HKB_TUNED_PACKS must be a count from 1 to 64 "
+                                                 "(unset: 2), not '") +
+                                     bad + "'"),
+              std::string::npos)
+        << o.bad_environment;
+  }
+}
+
+TEST(TunedMaxBlocksEnvironment, ACountIsTakenAndAnythingElseRefusedAtContextCreation) {
+  EXPECT_EQ(Options::from_environment().tuned_max_blocks, kTunedMaxBlocks);
+  {
+    ScopedEnv env("4096", "HKB_TUNED_MAX_BLOCKS");
+    const Options o = Options::from_environment();
+    EXPECT_EQ(o.tuned_max_blocks, 4096u);
+    EXPECT_TRUE(o.bad_environment.empty());
+  }
+  {
+    ScopedEnv env("67107840", "HKB_TUNED_MAX_BLOCKS");
+    EXPECT_EQ(Options::from_environment().tuned_max_blocks, 67107840u);
+  }
+  for (const char* bad : {"0", "-3", "+3", "12x", "67107841", "99999999999999999999999"}) {
+    ScopedEnv env(bad, "HKB_TUNED_MAX_BLOCKS");
+    const Options o = Options::from_environment();
+    EXPECT_EQ(o.tuned_max_blocks, kTunedMaxBlocks) << bad;
+    fake::State state;
+    auto lib = fake::make_library(&state, {"gfx90a"}, o);
+    hkb_context_s* ctx = nullptr;
+    const auto s = lib->context(0, &ctx);
+    EXPECT_EQ(s.code, HKB_ERROR_INVALID_ARGUMENT) << bad;
+    EXPECT_NE(s.message.find(std::string("HKB_TUNED_MAX_BLOCKS must be a count from 1 to "
+                                         "67107840 (unset: 8192), not '") +
+                             bad + "'"),
+              std::string::npos)
+        << s.message;
+  }
+}

@@ -111,18 +111,19 @@ fn affine_f32_contiguous(func: &hkb::Function, n: usize, cfg: LaunchConfig, what
 fn affine_f32_with_the_tuned_config() {
     let dev = device_or_skip!();
     let func = dev.get_func("affine_f32").unwrap();
-    // A block per 8192 f32 elements (two 16-byte packs a thread), at most 1024 blocks.
+    // A block per 8192 f32 elements (two 16-byte packs a thread), at most 8192 blocks, past 1024
+    // as rows of at most 1024.
     let all = LaunchConfig::tuned(&func, 1 << 40).unwrap();
     assert_eq!(all.block_dim, (1024, 1, 1));
-    assert_eq!(all.grid_dim.0, 1024);
+    assert_eq!(all.grid_dim, (1024, 8, 1));
     assert_eq!(LaunchConfig::tuned(&func, 0).unwrap().grid_dim.0, 0);
-    assert_eq!(LaunchConfig::tuned(&func, 8192).unwrap().grid_dim.0, 1);
-    assert_eq!(LaunchConfig::tuned(&func, 8193).unwrap().grid_dim.0, 2);
+    assert_eq!(LaunchConfig::tuned(&func, 8192).unwrap().grid_dim, (1, 1, 1));
+    assert_eq!(LaunchConfig::tuned(&func, 8193).unwrap().grid_dim, (2, 1, 1));
 
-    // More elements than the tuned grid takes in one round: the kernel's loop covers the rest.
-    let n = all.grid_dim.0 as usize * 8192 * 3 + 5;
+    // Past 1024 blocks: a grid of two rows, every block of both busy.
+    let n = 1025 * 8192 + 5;
     let cfg = LaunchConfig::tuned(&func, n as u64).unwrap();
-    assert_eq!(cfg, all);
+    assert_eq!(cfg.grid_dim, (513, 2, 1));
     affine_f32_contiguous(&func, n, cfg, "tuned");
 
     // A kernel candle sizes from its shape has no element-count launch.
