@@ -10,6 +10,7 @@
 #   bench/tune.sh --sweep bench/sweeps.txt reduce
 #   bench/tune.sh --kernels /tmp/old/kernels unary before ""   # another tree's kernels, same flags
 #   bench/tune.sh --bench quantized_mmvq quantized bpm16 "-DHKB_MMVQ_BLOCKS_PER_MP=16"
+#   bench/tune.sh --kernels /tmp/old/kernels unary before "HKB_TUNED_MAX_BLOCKS=1024"
 #
 # BUILD: a build directory configured with -DHKB_BUILD_BENCH=ON and built (default build/nvidia,
 # which tools/gpu-test.sh makes). A variant NAME lives in BUILD/variants/NAME/: MODULE compiled
@@ -23,7 +24,9 @@
 # --kernels DIR compiles the variants from DIR (another checkout's kernels/, e.g. `git archive REV`)
 # instead of BUILD's kernels/, so a change of the kernels is timed before and after in one run;
 # FLAGS may then be empty. --bench SUFFIX times BUILD/bench/hkb_bench_SUFFIX instead of
-# hkb_bench_MODULE (a module with several benchmarks, e.g. quantized_mmvq).
+# hkb_bench_MODULE (a module with several benchmarks, e.g. quantized_mmvq). A FLAGS word
+# HKB_NAME=VALUE (no -D) is instead set in the environment of that variant's runs (a loader knob,
+# e.g. HKB_TUNED_MAX_BLOCKS, so that an old tree's kernels get the launch they were tuned for).
 # Output: each run's table, then one table per module of % of copy bandwidth, a column per variant.
 # Logs in $OUT, else BUILD/variants/logs.
 set -euo pipefail
@@ -92,8 +95,13 @@ for line in "${variants[@]}"; do
     { echo "tune.sh: $build/bench/hkb_bench_${bench_suffix:-$module} is not built" >&2; exit 2; }
   [[ "$name" =~ ^[A-Za-z0-9._=-]+$ ]] || { echo "tune.sh: variant name '$name'" >&2; exit 2; }
   for f in $flags; do
+    if [[ "$f" =~ ^(HKB_[A-Z0-9_]+)=[^=]*$ ]]; then
+      grep -rqw "${BASH_REMATCH[1]}" "$root/loader" ||
+        { echo "tune.sh: the loader does not read ${BASH_REMATCH[1]}" >&2; exit 2; }
+      continue
+    fi
     [[ "$f" =~ ^-D(HKB_[A-Z0-9_]+)(=.*)?$ ]] ||
-      { echo "tune.sh: '$f' is not -DHKB_NAME[=VALUE]" >&2; exit 2; }
+      { echo "tune.sh: '$f' is not -DHKB_NAME[=VALUE] or HKB_NAME=VALUE" >&2; exit 2; }
     grep -rqw "${BASH_REMATCH[1]}" "$source_dir" ||
       { echo "tune.sh: kernels/ does not use ${BASH_REMATCH[1]}" >&2; exit 2; }
   done
@@ -119,8 +127,9 @@ compile_variant() {  # module name flags
     return 0
   fi
   rm -f "$dir/$1.flags"
-  # shellcheck disable=SC2086
-  if "${compile[@]}" $3 "$source_dir/$1.hip" -o "$out.tmp" > "$logs/$2.$1.build.log" 2>&1; then
+  local defines=()
+  for f in $3; do [[ "$f" == -D* ]] && defines+=("$f"); done
+  if "${compile[@]}" "${defines[@]}" "$source_dir/$1.hip" -o "$out.tmp" > "$logs/$2.$1.build.log" 2>&1; then
     mv -f "$out.tmp" "$out"
     echo "$3" > "$dir/$1.flags"
   else
@@ -154,9 +163,11 @@ for module in "${modules[@]}"; do
     read -r m name flags <<< "$line"
     [ "$m" = "$module" ] || continue
     dir=$build/variants/$name
+    envs=()
+    for f in $flags; do [[ "$f" == HKB_* ]] && envs+=("$f"); done
     echo "== $module: $name ($flags)"
     if [ -n "$check" ]; then
-      if ! HKB_BUNDLE_DIR=$dir "$build/tests/hkb_gpu_tests" --gtest_filter="$check" --gtest_brief=1 \
+      if ! env HKB_BUNDLE_DIR="$dir" "${envs[@]}" "$build/tests/hkb_gpu_tests" --gtest_filter="$check" --gtest_brief=1 \
         > "$logs/$name.$module.check.log" 2>&1; then
         echo "$name: GPU tests failed ($logs/$name.$module.check.log)"
         grep -E "^\[  FAILED  \]" "$logs/$name.$module.check.log" | head -20
@@ -165,7 +176,8 @@ for module in "${modules[@]}"; do
       fi
       echo "$name: $(grep -E '^\[  PASSED  \]' "$logs/$name.$module.check.log")"
     fi
-    HKB_BUNDLE_DIR=$dir "$build/bench/hkb_bench_${bench_suffix:-$module}" | tee "$logs/$name.$module.txt"
+    env HKB_BUNDLE_DIR="$dir" "${envs[@]}" "$build/bench/hkb_bench_${bench_suffix:-$module}" |
+      tee "$logs/$name.$module.txt"
     names+=("$name")
   done
   # The rows' "of copy" column side by side: the case is the first 48 characters of a row.
