@@ -192,44 +192,53 @@ struct packs_in_flight {
       !is_heavy<F>::value && (size == 2 || size == 4) ? tuning::kContiguousInflight : 1;
 };
 
+// Packs p = first, first + step, ... below `packs`, each with p + apart too when kTwo (loaded
+// before the first store).
+template <bool kTwo, int V, typename TI, typename TO, typename F>
+HKB_DEVICE void map_packs(const Pack<TI, V>* in_p, Pack<TO, V>* out_p, uint64_t packs,
+                          uint64_t first, uint64_t apart, uint64_t step, F f) {
+  for (uint64_t p = first; p < packs; p += step) {
+    const uint64_t q = p + apart;
+    const bool two = kTwo && q < packs;
+    const Pack<TI, V> a = in_p[p];
+    Pack<TI, V> a2;
+    if (two) a2 = in_p[q];
+    Pack<TO, V> b;
+#pragma unroll
+    for (int k = 0; k < V; ++k) b.v[k] = f(a.v[k]);
+    out_p[p] = b;
+    if (two) {
+#pragma unroll
+      for (int k = 0; k < V; ++k) b.v[k] = f(a2.v[k]);
+      out_p[q] = b;
+    }
+  }
+}
+
 // out[i] = f(in[i]) for i in [0, n), both contiguous. `in` may equal `out`. Resident split: only
 // blocks below resident_cap() work (and every block of a grid of rows when whole_grid), so
-// callers may let the others leave before calling. Aligned
-// operands move as packs, packs_in_flight packs of a thread loaded before the first is stored;
-// unaligned ones element by element.
+// callers may let the others leave before calling. Aligned operands move as packs,
+// packs_in_flight packs of a thread loaded before the first is stored, the second a grid after
+// the first, or on a grid of rows a block after for inputs of at most
+// tuning::kContiguousBlockPairsBytes (a loop of its own: a distance chosen at run time cost
+// candle's grid a point); unaligned operands element by element.
 template <typename TI, typename TO, typename F>
 HKB_DEVICE void map_contiguous(uint64_t n, const TI* in, TO* out, F f, bool whole_grid = true) {
   constexpr int V = pack_width<TI, TO>::value;
   constexpr bool kTwo = packs_in_flight<TI, TO, F>::value > 1;
+  constexpr bool kBlockPairs =
+      kTwo && static_cast<int>(sizeof(TI)) <= tuning::kContiguousBlockPairsBytes;
   const UnitRange r = resident_range(whole_grid);
   if (r.begin == kIdle) return;
   if (V > 1 && is_aligned(in, sizeof(TI) * V) && is_aligned(out, sizeof(TO) * V)) {
     const uint64_t packs = n / V;
     const Pack<TI, V>* in_p = reinterpret_cast<const Pack<TI, V>*>(in);
     Pack<TO, V>* out_p = reinterpret_cast<Pack<TO, V>*>(out);
-    constexpr bool kBlockPairs =
-        kTwo && static_cast<int>(sizeof(TI)) <= tuning::kContiguousBlockPairsBytes;
-    // A thread's first pack and its second's distance from it.
-    uint64_t first = r.begin, apart = r.step;
+    const uint64_t step = (kTwo ? 2 : 1) * r.step;
     if (kBlockPairs && whole_grid && rows_all_busy()) {
-      first = 2 * r.begin - threadIdx.x;
-      apart = blockDim.x;
-    }
-    for (uint64_t p = first; p < packs; p += (kTwo ? 2 : 1) * r.step) {
-      const uint64_t q = p + apart;
-      const bool two = kTwo && q < packs;
-      const Pack<TI, V> a = in_p[p];
-      Pack<TI, V> a2;
-      if (two) a2 = in_p[q];
-      Pack<TO, V> b;
-#pragma unroll
-      for (int k = 0; k < V; ++k) b.v[k] = f(a.v[k]);
-      out_p[p] = b;
-      if (two) {
-#pragma unroll
-        for (int k = 0; k < V; ++k) b.v[k] = f(a2.v[k]);
-        out_p[q] = b;
-      }
+      map_packs<kTwo>(in_p, out_p, packs, 2 * r.begin - threadIdx.x, blockDim.x, step, f);
+    } else {
+      map_packs<kTwo>(in_p, out_p, packs, r.begin, r.step, step, f);
     }
     for (uint64_t i = packs * V + r.begin; i < n; i += r.step) out[i] = f(in[i]);
     return;
