@@ -2,7 +2,7 @@
 # Tuning variants: a module compiled with -D flags into its own bundle directory and timed by the
 # module's own benchmark through HKB_BUNDLE_DIR, beside the build's code objects ("base").
 #
-#   bench/tune.sh [-B BUILD] [--check GTEST_FILTER] MODULE NAME "FLAGS" [NAME "FLAGS" ...]
+#   bench/tune.sh [-B BUILD] [--check GTEST_FILTER] [--passes N] MODULE NAME "FLAGS" [NAME "FLAGS" ...]
 #   bench/tune.sh [-B BUILD] [--check GTEST_FILTER] --sweep [FILE] [MODULE ...]
 #
 #   bench/tune.sh unary quarters-4 "-DHKB_RESIDENT_QUARTERS=4"
@@ -27,17 +27,21 @@
 # hkb_bench_MODULE (a module with several benchmarks, e.g. quantized_mmvq). A FLAGS word
 # HKB_NAME=VALUE (no -D) is instead set in the environment of that variant's runs (a loader knob,
 # e.g. HKB_TUNED_MAX_BLOCKS, so that an old tree's kernels get the launch they were tuned for).
+# --passes N times the base and the variants in turn N times (columns NAME.1, NAME.2, ...), so that
+# a drift of the GPU shows as a drift and not as a difference.
 # Output: each run's table, then one table per module of % of copy bandwidth, a column per variant.
 # Logs in $OUT, else BUILD/variants/logs.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build/nvidia
 check=''
+passes=1
 sweep=0
 while [ $# -gt 0 ]; do
   case "$1" in
     -B) build=$(cd "$2" && pwd); shift 2 ;;
     --check) check=$2; shift 2 ;;
+    --passes) passes=$2; shift 2 ;;
     --sweep) sweep=1; shift ;;
     --kernels) source_dir=$(cd "$2" && pwd); shift 2 ;;
     --bench) bench_suffix=$2; shift 2 ;;
@@ -45,6 +49,7 @@ while [ $# -gt 0 ]; do
     *) break ;;
   esac
 done
+[[ "$passes" =~ ^[1-9][0-9]*$ ]] || { echo "tune.sh: --passes takes a count, not '$passes'" >&2; exit 2; }
 args_file=$build/bench/kernel-compile.args
 if [ ! -f "$args_file" ] || [ ! -f "$build/bench/bundle.env" ]; then
   echo "tune.sh: $build is not a build with benchmarks (cmake -DHKB_BUILD_BENCH=ON, then build)" >&2
@@ -156,29 +161,43 @@ for line in "${variants[@]}"; do
 done
 rc=0
 for module in "${modules[@]}"; do
-  names=(base)
-  echo "== $module: base ($bundle_dir)"
-  HKB_BUNDLE_DIR=$bundle_dir "$build/bench/hkb_bench_${bench_suffix:-$module}" | tee "$logs/base.$module.txt"
+  # The variants of this module whose GPU tests pass (--check), each with its environment words.
+  mine=()
   for line in "${variants[@]}"; do
     read -r m name flags <<< "$line"
     [ "$m" = "$module" ] || continue
-    dir=$build/variants/$name
     envs=()
     for f in $flags; do [[ "$f" == HKB_* ]] && envs+=("$f"); done
-    echo "== $module: $name ($flags)"
     if [ -n "$check" ]; then
-      if ! env HKB_BUNDLE_DIR="$dir" "${envs[@]}" "$build/tests/hkb_gpu_tests" --gtest_filter="$check" --gtest_brief=1 \
-        > "$logs/$name.$module.check.log" 2>&1; then
+      if ! env HKB_BUNDLE_DIR="$build/variants/$name" "${envs[@]}" "$build/tests/hkb_gpu_tests" \
+        --gtest_filter="$check" --gtest_brief=1 > "$logs/$name.$module.check.log" 2>&1; then
         echo "$name: GPU tests failed ($logs/$name.$module.check.log)"
-        grep -E "^\[  FAILED  \]" "$logs/$name.$module.check.log" | head -20
+        grep -E "^\[  FAILED  \]" "$logs/$name.$module.check.log" | head -20 || true
         rc=1
         continue
       fi
       echo "$name: $(grep -E '^\[  PASSED  \]' "$logs/$name.$module.check.log")"
     fi
-    env HKB_BUNDLE_DIR="$dir" "${envs[@]}" "$build/bench/hkb_bench_${bench_suffix:-$module}" |
-      tee "$logs/$name.$module.txt"
-    names+=("$name")
+    mine+=("$line")
+  done
+  # Time the base and the variants in turn, --passes times.
+  names=()
+  for pass in $(seq 1 "$passes"); do
+    tag=''
+    [ "$passes" = 1 ] || tag=.$pass
+    echo "== $module: base$tag ($bundle_dir)"
+    HKB_BUNDLE_DIR=$bundle_dir "$build/bench/hkb_bench_${bench_suffix:-$module}" |
+      tee "$logs/base$tag.$module.txt"
+    names+=("base$tag")
+    for line in "${mine[@]}"; do
+      read -r m name flags <<< "$line"
+      envs=()
+      for f in $flags; do [[ "$f" == HKB_* ]] && envs+=("$f"); done
+      echo "== $module: $name$tag ($flags)"
+      env HKB_BUNDLE_DIR="$build/variants/$name" "${envs[@]}" \
+        "$build/bench/hkb_bench_${bench_suffix:-$module}" | tee "$logs/$name$tag.$module.txt"
+      names+=("$name$tag")
+    done
   done
   # The rows' "of copy" column side by side: the case is the first 48 characters of a row.
   echo
