@@ -5,6 +5,7 @@
 #     static report of every kernel on every AMD target (no register spills, no scratch),
 #   - a compile of the nvidia flavour (kernels through nvcc, the CUDA driver backend),
 #   - the Rust crates' tests against the AMD build of libhkb,
+#   - bench/tune.sh's argument handling against a fake build (tests/tools/test_tune.sh),
 #   - the GPU tests on the CPU platform (the AMD code path on the host, wave 64 and 32).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,6 +37,8 @@ if [ -f rust/Cargo.toml ] && command -v cargo > /dev/null 2>&1; then
 fi
 echo "== ctest (amd) =="
 ctest --test-dir build/amd --output-on-failure -j"$jobs"
+echo "== bench/tune.sh arguments (a fake build) =="
+tests/tools/test_tune.sh
 
 # The GPU test suite executed on the CPU platform: the kernels' AMD code path compiled for the host
 # (build/cpu), at wave 64 and at wave 32. See README "The CPU platform".
