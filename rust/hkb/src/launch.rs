@@ -36,11 +36,12 @@ impl LaunchConfig {
 
     /// hkb's fastest launch of `n` elements of `func` on its device (`hkb_launch_config_tuned`).
     /// For the elementwise kernels (affine, binary, cast, fill, const_set, copy2d, where, unary):
-    /// block 1024 and grid min(ceil(n / (1024 * e)), 1024), `e` the elements of two 16-byte
-    /// packs of the kernel's widest element; such a grid has every block work, and these kernels
-    /// loop over their work, so the result is exact for every `n`. For kernels where hkb
-    /// has no better launch (conv, indexing, rope): candle's own, `for_num_elems(n)` for 64-bit
-    /// `n`. Other kernels (reductions, norms, softmax, sort, quantized) take a geometry candle
+    /// block 1024 and b = min(ceil(n / (1024 * e)), 8192) blocks, `e` the elements of two
+    /// 16-byte packs of the kernel's widest element, as the grid (b, 1, 1) up to 1024 blocks and
+    /// (ceil(b / y), y, 1), y = ceil(b / 1024), past it; every block works on contiguous data,
+    /// and these kernels loop over their work, so the result is exact for every `n`. For kernels
+    /// where hkb has no better launch (conv, indexing, rope): candle's own, `for_num_elems(n)` for
+    /// 64-bit `n`. Other kernels (reductions, norms, softmax, sort, quantized) take a geometry candle
     /// derives from the op's shape: an error with status `HKB_ERROR_INVALID_ARGUMENT`.
     pub fn tuned(func: &Function, n: u64) -> Result<Self> {
         let mut c = sys::hkb_launch_config::default();
