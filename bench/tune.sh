@@ -159,18 +159,24 @@ for line in "${variants[@]}"; do
   read -r module _ <<< "$line"
   [[ " ${modules[*]} " == *" $module "* ]] || modules+=("$module")
 done
+# Runs a command for the variant NAME with FLAGS: its code objects, and its HKB_NAME=VALUE words
+# in the environment.
+run_variant() {  # name flags command...
+  local dir=$build/variants/$1 envs=() f
+  for f in $2; do [[ "$f" == HKB_* ]] && envs+=("$f"); done
+  shift 2
+  env HKB_BUNDLE_DIR="$dir" "${envs[@]}" "$@"
+}
 rc=0
 for module in "${modules[@]}"; do
-  # The variants of this module whose GPU tests pass (--check), each with its environment words.
+  # The variants of this module whose GPU tests pass (--check).
   mine=()
   for line in "${variants[@]}"; do
     read -r m name flags <<< "$line"
     [ "$m" = "$module" ] || continue
-    envs=()
-    for f in $flags; do [[ "$f" == HKB_* ]] && envs+=("$f"); done
     if [ -n "$check" ]; then
-      if ! env HKB_BUNDLE_DIR="$build/variants/$name" "${envs[@]}" "$build/tests/hkb_gpu_tests" \
-        --gtest_filter="$check" --gtest_brief=1 > "$logs/$name.$module.check.log" 2>&1; then
+      if ! run_variant "$name" "$flags" "$build/tests/hkb_gpu_tests" --gtest_filter="$check" \
+        --gtest_brief=1 > "$logs/$name.$module.check.log" 2>&1; then
         echo "$name: GPU tests failed ($logs/$name.$module.check.log)"
         grep -E "^\[  FAILED  \]" "$logs/$name.$module.check.log" | head -20 || true
         rc=1
@@ -191,11 +197,9 @@ for module in "${modules[@]}"; do
     names+=("base$tag")
     for line in "${mine[@]}"; do
       read -r m name flags <<< "$line"
-      envs=()
-      for f in $flags; do [[ "$f" == HKB_* ]] && envs+=("$f"); done
       echo "== $module: $name$tag ($flags)"
-      env HKB_BUNDLE_DIR="$build/variants/$name" "${envs[@]}" \
-        "$build/bench/hkb_bench_${bench_suffix:-$module}" | tee "$logs/$name$tag.$module.txt"
+      run_variant "$name" "$flags" "$build/bench/hkb_bench_${bench_suffix:-$module}" |
+        tee "$logs/$name$tag.$module.txt"
       names+=("$name$tag")
     done
   done

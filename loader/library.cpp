@@ -75,10 +75,6 @@ bool launch_acceptable(const KernelInfo& k, const hkb_context_s* ctx, const hkb_
                                                ") must have between 1 and 1024 threads");
 }
 
-}  // namespace
-
-namespace {
-
 // A count from 1 to `most` in the environment variable `name`, or `fallback` when it is unset or
 // empty; an unusable value leaves its message in *bad (the first one only).
 uint32_t env_count(const char* name, uint64_t most, uint32_t fallback, const char* unset_means,
@@ -99,8 +95,6 @@ uint32_t env_count(const char* name, uint64_t most, uint32_t fallback, const cha
 }
 
 }  // namespace
-
-Options::Options() : tuned_max_blocks(kTunedMaxBlocks), tuned_packs(kTunedPacks) {}
 
 Options Options::from_environment() {
   Options o;

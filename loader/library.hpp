@@ -45,11 +45,10 @@ struct Options {
   uint32_t multiprocessors = 0;
   // HKB_TUNED_MAX_BLOCKS: the most blocks hkb_launch_config_tuned gives a grid-stride kernel
   // (tuned_config.cpp; a sweep's knob).
-  uint32_t tuned_max_blocks;
-  uint32_t tuned_packs;  // HKB_TUNED_PACKS: its packs a thread (the same)
+  uint32_t tuned_max_blocks = kTunedMaxBlocks;
+  uint32_t tuned_packs = kTunedPacks;  // HKB_TUNED_PACKS: its packs a thread (the same)
   // The first unusable variable's message, reported by context().
   std::string bad_environment;
-  Options();
   static Options from_environment();
 };
 

@@ -1,12 +1,11 @@
 // hkb_launch_config_tuned: per kernel (the manifest's launch rule, manifest.hpp), the launch of n
 // elements with which hkb's kernel is fastest. Grid-stride kernels (LaunchRule::kResident) get
 // candle's 1024-thread blocks, one per Options::tuned_packs 16-byte packs of the kernel's widest
-// element a thread,
-// so that the data moves in one pass, up to Options::tuned_max_blocks of them (past it the threads
-// loop). Past kTunedRowBlocks blocks the grid has rows (x, y): candle's one-row grids keep their
-// blocks past kTunedRowBlocks idle (kernels/common/elementwise.h), and a grid of rows has every
-// block of every row busy on contiguous data; strided layouts take its first row
-// (docs/performance-round2.md, docs/performance-round2b.md).
+// element a thread, so that the data moves in one pass, up to Options::tuned_max_blocks of them
+// (past it the threads loop). Past kTunedRowBlocks blocks the grid has rows (x, y): candle's
+// one-row grids keep their blocks past kTunedRowBlocks idle (kernels/common/elementwise.h), and a
+// grid of rows has every block of every row busy on contiguous data; strided layouts take its first
+// row (docs/performance-round2.md, docs/performance-round2b.md).
 #include "library.hpp"
 
 #include <algorithm>

@@ -13,6 +13,9 @@
 #elif defined(__HIP__) || defined(__HIPCC__)
 #define HKB_PLATFORM_AMD 1
 #include <hip/hip_runtime.h>
+// AMD's device library (ockl): the dispatch's work-group size as launched (HIP's header declares
+// __ockl_get_global_size, the work items, but not this one).
+extern "C" __device__ __attribute__((const)) size_t __ockl_get_enqueued_local_size(uint32_t);
 #elif defined(__CUDACC__)
 #define HKB_PLATFORM_NVIDIA 1
 // CUDA's own headers: Debian's HIP-on-NVIDIA headers do not compile with CUDA 13.
@@ -79,13 +82,6 @@ HKB_DEVICE uint64_t grid_stride() {
 // of one row of threads each, numbered row by row. On AMD gridDim and blockDim are divisions or
 // clamps of the dispatch's work-item counts, so these read the counts themselves.
 #if defined(HKB_PLATFORM_AMD)
-#if !defined(HKB_PLATFORM_CPU)
-}  // namespace hkb
-// AMD's device library (ockl): the dispatch's work-group size as launched (HIP declares
-// __ockl_get_global_size, the work items).
-extern "C" __device__ __attribute__((const)) size_t __ockl_get_enqueued_local_size(uint32_t);
-namespace hkb {
-#endif
 // Rows of at most `most` blocks each, blocks one row of threads (blockDim.y == 1).
 HKB_DEVICE bool grid_rows_of_at_most(uint32_t most) {
   return __ockl_get_global_size(1) > 1 && __ockl_get_enqueued_local_size(1) == 1 &&
