@@ -118,6 +118,12 @@ HKB_DEVICE bool past_resident_bound() {
 HKB_DEVICE bool rows_all_busy() {
   return grid_rows_of_at_most(tuning::kResidentBlockBound);
 }
+// The tuned launch's grid (one row or several of at most kResidentBlockBound blocks): paths over
+// contiguous memory make every block of its first plane busy on this test of the grid's shape
+// alone, before any count or cap is read, so that the blocks reach their first load sooner.
+HKB_DEVICE bool tuned_grid() {
+  return grid_row_of_at_most(tuning::kResidentBlockBound);
+}
 HKB_DEVICE bool past_first_row() {
   return (blockIdx.y | blockIdx.z) != 0;
 }
@@ -125,7 +131,8 @@ HKB_DEVICE uint32_t resident_cap(uint32_t quarters = tuning::kResidentQuarters,
                                  bool whole_grid = false) {
   constexpr uint32_t kBound = tuning::kResidentBlockBound;
   if (past_resident_bound()) return kBound;  // idle whatever the count: no read of it
-  if (past_first_row() && !(whole_grid && blockIdx.z == 0 && rows_all_busy())) return 0;
+  if (past_first_row()) return whole_grid && blockIdx.z == 0 && rows_all_busy() ? kBound : 0;
+  if (whole_grid && tuned_grid()) return kBound;
   const uint32_t mps = multiprocessors();
   uint32_t cap = mps * quarters / 4;
   if (gridDim.x <= kBound) cap = gridDim.x;
@@ -144,13 +151,16 @@ HKB_DEVICE uint32_t resident_blocks(uint64_t units, uint32_t per_block) {
   return blockIdx.x < blocks ? blocks : 0;
 }
 // All threads of the busy blocks (the first min(resident_cap(), gridDim.x), or with whole_grid
-// every block of a grid of rows), one unit each a step; threads whose begin is past the last unit
-// have none. No division: busy blocks start at once.
+// every block of the tuned grid's first plane, numbered by rank), one unit each a step; threads
+// whose begin is past the last unit have none. No division: busy blocks start at once.
 HKB_DEVICE UnitRange resident_range(bool whole_grid = false) {
-  const uint32_t cap = resident_cap(tuning::kResidentQuarters, whole_grid);
+  if (whole_grid && tuned_grid()) {
+    if (blockIdx.z != 0) return {kIdle, 1};
+    return {grid_thread_rank(), grid_threads()};
+  }
+  const uint32_t cap = resident_cap();
   const uint32_t blocks = gridDim.x < cap ? gridDim.x : cap;
   if (blockIdx.x >= blocks) return {kIdle, 1};
-  if (whole_grid && rows_all_busy()) return {grid_thread_rank(), grid_threads()};
   return {static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x,
           static_cast<uint64_t>(blocks) * blockDim.x};
 }

@@ -78,14 +78,18 @@ HKB_DEVICE uint64_t grid_stride() {
   return static_cast<uint64_t>(gridDim.x) * blockDim.x;
 }
 
-// A grid of several rows of blocks (gridDim.y > 1; the tuned launch's, loader/tuned_config.cpp)
+// A grid of one or several rows of blocks (the tuned launch's, loader/tuned_config.cpp)
 // of one row of threads each, numbered row by row. On AMD gridDim and blockDim are divisions or
 // clamps of the dispatch's work-item counts, so these read the counts themselves.
 #if defined(HKB_PLATFORM_AMD)
-// Rows of at most `most` blocks each, blocks one row of threads (blockDim.y == 1).
-HKB_DEVICE bool grid_rows_of_at_most(uint32_t most) {
-  return __ockl_get_global_size(1) > 1 && __ockl_get_enqueued_local_size(1) == 1 &&
+// One row or several of at most `most` blocks each, blocks one row of threads (blockDim.y == 1).
+HKB_DEVICE bool grid_row_of_at_most(uint32_t most) {
+  return __ockl_get_enqueued_local_size(1) == 1 &&
          __ockl_get_global_size(0) <= static_cast<size_t>(most) * __ockl_get_enqueued_local_size(0);
+}
+// More than one row of blocks.
+HKB_DEVICE bool grid_rows() {
+  return __ockl_get_global_size(1) > 1;
 }
 // On such a grid: a thread's rank over the whole grid, and the grid's threads.
 HKB_DEVICE uint64_t grid_thread_rank() {
@@ -96,8 +100,11 @@ HKB_DEVICE uint64_t grid_threads() {
   return static_cast<uint64_t>(__ockl_get_global_size(0)) * __ockl_get_global_size(1);
 }
 #else
-HKB_DEVICE bool grid_rows_of_at_most(uint32_t most) {
-  return gridDim.y > 1 && blockDim.y == 1 && gridDim.x <= most;
+HKB_DEVICE bool grid_row_of_at_most(uint32_t most) {
+  return blockDim.y == 1 && gridDim.x <= most;
+}
+HKB_DEVICE bool grid_rows() {
+  return gridDim.y > 1;
 }
 HKB_DEVICE uint64_t grid_thread_rank() {
   return (static_cast<uint64_t>(blockIdx.y) * gridDim.x + blockIdx.x) * blockDim.x + threadIdx.x;
@@ -106,6 +113,10 @@ HKB_DEVICE uint64_t grid_threads() {
   return static_cast<uint64_t>(gridDim.x) * gridDim.y * blockDim.x;
 }
 #endif
+// Several such rows.
+HKB_DEVICE bool grid_rows_of_at_most(uint32_t most) {
+  return grid_rows() && grid_row_of_at_most(most);
+}
 
 // Multiprocessors of the device: the count the loader wrote, the same global on both vendors so
 // that the H100 tests the AMD path (a constant-bank operand on NVIDIA, a scalar load on AMD).
