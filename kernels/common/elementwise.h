@@ -115,14 +115,16 @@ HKB_DEVICE bool past_resident_bound() {
 // than that): paths over contiguous memory (whole_grid) make every block of every row busy, in one
 // pass; the other paths use the first row only, as a one-row grid, and the other rows are idle.
 // Planes past the first (gridDim.z > 1) are idle everywhere.
-HKB_DEVICE bool rows_all_busy() {
-  return grid_rows_of_at_most(tuning::kResidentBlockBound);
-}
+
 // The tuned launch's grid (one row or several of at most kResidentBlockBound blocks): paths over
 // contiguous memory make every block of its first plane busy on this test of the grid's shape
 // alone, before any count or cap is read, so that the blocks reach their first load sooner.
 HKB_DEVICE bool tuned_grid() {
   return grid_row_of_at_most(tuning::kResidentBlockBound);
+}
+// The tuned launch's grid of several rows.
+HKB_DEVICE bool rows_all_busy() {
+  return grid_rows() && tuned_grid();
 }
 HKB_DEVICE bool past_first_row() {
   return (blockIdx.y | blockIdx.z) != 0;

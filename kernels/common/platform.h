@@ -113,10 +113,6 @@ HKB_DEVICE uint64_t grid_threads() {
   return static_cast<uint64_t>(gridDim.x) * gridDim.y * blockDim.x;
 }
 #endif
-// Several such rows.
-HKB_DEVICE bool grid_rows_of_at_most(uint32_t most) {
-  return grid_rows() && grid_row_of_at_most(most);
-}
 
 // Multiprocessors of the device: the count the loader wrote, the same global on both vendors so
 // that the H100 tests the AMD path (a constant-bank operand on NVIDIA, a scalar load on AMD).
