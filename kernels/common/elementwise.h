@@ -341,22 +341,18 @@ HKB_DEVICE void map_unary_layout_uniform(uint64_t n, uint64_t num_dims, const si
 // The unary-shaped entry contract of candle (affine, unary, cast): null info, or an info that
 // describes a contiguous layout, takes the vectorised path (heavy ops on 8-byte values:
 // map_unary_layout_uniform).
-// Blocks above the resident split's cap leave first when info is null, before any other
-// instruction, and the others of candle's idle blocks before they read the layout
-// (past_resident_bound): under candle's grid they are nearly all of the grid, and the length of
-// their path decides how fast the grid drains.
+// candle's idle blocks (past_resident_bound) leave first, on their index alone: under candle's
+// grid they are nearly all of the grid, their path decides how fast it drains, and an exit that
+// waits for a parameter's load slows it. Then blocks above the cap leave when info is null.
 template <typename TI, typename TO, typename F>
 HKB_DEVICE void map_unary_layout(uint64_t n, uint64_t num_dims, const size_t* info, const TI* in,
                                  TO* out, F f) {
-  if (info == nullptr &&
-      (past_resident_bound() || blockIdx.x >= resident_cap(tuning::kResidentQuarters, true))) {
-    return;
-  }
+  if (past_resident_bound()) return;
+  if (info == nullptr && blockIdx.x >= resident_cap(tuning::kResidentQuarters, true)) return;
   if constexpr (is_heavy<F>::value && max_size<TI, TO>::value == 8) {
     map_unary_layout_uniform(n, num_dims, info, in, out, f);
     return;
   }
-  if (past_resident_bound()) return;
   // A grid of rows: a layout given by info, contiguous or not, is the first row's, and the other
   // rows leave before they read it (thousands of blocks of the tuned grid).
   if (info != nullptr && past_first_row()) return;
