@@ -30,6 +30,14 @@ extern "C" __device__ __attribute__((const)) size_t __ockl_get_enqueued_local_si
 
 #define HKB_DEVICE __device__ __forceinline__
 #define HKB_GLOBAL extern "C" __global__
+// A device function whose registers are allocated apart from its caller's other paths: on NVIDIA
+// a call (under a tight register cap, two inlined paths of one kernel spill each other); inlined
+// on AMD, where a call would need a scratch stack.
+#if defined(HKB_PLATFORM_NVIDIA)
+#define HKB_DEVICE_APART __device__ __noinline__
+#else
+#define HKB_DEVICE_APART HKB_DEVICE
+#endif
 
 // Occupancy bound for a kernel, written between HKB_GLOBAL's `void` and the name: blocks of at
 // most `max_threads`, and on NVIDIA a register cap so `min_blocks` such blocks stay resident per

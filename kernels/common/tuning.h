@@ -269,6 +269,28 @@ constexpr uint64_t norm_wave_bytes(bool layer, uint64_t value_bytes) {
 #define HKB_NORM_TRIM 1
 #endif
 constexpr int kNormTrim = HKB_NORM_TRIM;
+// Rows of at most one 16-byte pack a thread: candle's blocks take them by groups of this many (the
+// first block of each group, the others leaving at once), so that a block moves as many bytes
+// between its barriers as a row of two packs a thread does; 1 keeps a row a block.
+#ifndef HKB_NORM_GROUP
+#define HKB_NORM_GROUP 2
+#endif
+constexpr int kNormGroup = HKB_NORM_GROUP;
+static_assert(kNormGroup == 1 || kNormGroup == 2, "norm groups of 1 or 2 rows");
+// Whether the grouped rows' write pass reads a thread's packs again instead of keeping them in
+// registers: 0 never, 1 for 2-byte values (kept, their conversions spill 2-byte layernorm under
+// NVIDIA's 32-register cap), 2 always.
+#ifndef HKB_NORM_GROUP_RELOAD
+#define HKB_NORM_GROUP_RELOAD 1
+#endif
+// 1: the grouped rows' path is compiled apart from the row-a-block one (HKB_DEVICE_APART): inlined
+// beside it, both spill under NVIDIA's 32-register cap.
+#ifndef HKB_NORM_APART
+#define HKB_NORM_APART 1
+#endif
+constexpr bool norm_group_reload(uint64_t value_bytes) {
+  return HKB_NORM_GROUP_RELOAD == 2 || (HKB_NORM_GROUP_RELOAD == 1 && value_bytes == 2);
+}
 
 // ---------------------------------------------------------------------------------------------
 // Indexing (indexing.hip).

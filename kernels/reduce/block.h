@@ -146,6 +146,23 @@ HKB_DEVICE typename Op::V wave_reduce(typename Op::V v, const Op& op) {
   return v;
 }
 
+// Addition as a block reduction's op (the norms' sums).
+template <typename A>
+struct PlusOp {
+  using V = A;
+  HKB_DEVICE V identity() const { return A(0); }
+  HKB_DEVICE V combine(V a, V b) const { return a + b; }
+};
+
+// The shared slots of the block reductions of values of type V: one array per type in a kernel,
+// shared by every reduction of that type (a kernel's static shared memory bounds how many of its
+// blocks, most of whose waves have left, a multiprocessor holds).
+template <typename V>
+HKB_DEVICE V* shared_slots() {
+  __shared__ V slots[kScratch];
+  return slots;
+}
+
 // Combines every thread's `v` with op.combine; every thread gets the result. All threads of the
 // block must call it together: the first n, the others having left (n a multiple of the wave,
 // which a barrier then does not wait for). Combines are commutative, so the xor butterfly gives
@@ -155,7 +172,7 @@ HKB_DEVICE typename Op::V block_reduce(typename Op::V v, const Op& op,
                                        uint32_t n = block_threads()) {
   using V = typename Op::V;
   constexpr uint32_t W = HKB_WAVE_SIZE;
-  __shared__ V scratch[kScratch];
+  V* scratch = shared_slots<V>();
   const uint32_t tid = block_tid();
   if (n <= W && (n & (n - 1)) == 0) {
     // One wave, of which only lanes [0, n) exist.
@@ -190,6 +207,30 @@ HKB_DEVICE typename Op::V block_reduce(typename Op::V v, const Op& op,
   r = scratch[0];
   hkb::block_sync();
   return r;
+}
+
+// The sums of G values over the first n threads (n a multiple of the wave, the others having
+// left), each value as block_reduce adds it, through block_reduce's slots of A (one barrier
+// pair for all G).
+template <int G, typename A>
+HKB_DEVICE void block_sums(A (&v)[G], uint32_t n) {
+  constexpr uint32_t W = HKB_WAVE_SIZE, kWaves = 1024 / 32;
+  static_assert(G * kWaves <= kScratch, "G sums of every wave fit the slots");
+  const PlusOp<A> op;
+  A* slots = shared_slots<A>();
+  const uint32_t tid = block_tid(), lane = tid % W;
+#pragma unroll
+  for (int g = 0; g < G; ++g) {
+    v[g] = wave_reduce(v[g], op);
+    if (lane == 0) slots[g * kWaves + tid / W] = v[g];
+  }
+  hkb::block_sync();
+#pragma unroll
+  for (int g = 0; g < G; ++g) {
+    const A r = lane < n / W ? slots[g * kWaves + lane] : A(0);
+    v[g] = wave_reduce(r, op);
+  }
+  hkb::block_sync();
 }
 
 // Segmented reduction of a batch of values: value k (k < count <= kFastRows) of every thread is

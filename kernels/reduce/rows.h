@@ -154,13 +154,6 @@ struct layernorm_cached_packs {
   static constexpr int value = sizeof(T) == 2 ? 1 : cached_packs<T>::value;
 };
 
-template <typename A>
-struct PlusOp {
-  using V = A;
-  HKB_DEVICE V identity() const { return A(0); }
-  HKB_DEVICE V combine(V a, V b) const { return a + b; }
-};
-
 // Row access for the norms: the vector path or the scalar one, both with the same thread-to-element
 // mapping in every pass; the first kCached packs of each thread stay in registers.
 template <typename T, int kCached = cached_packs<T>::value>
@@ -292,6 +285,102 @@ HKB_DEVICE A norm_sum(A v, bool wave, uint32_t nt) {
   return wave ? wave_reduce(v, PlusOp<A>{}) : block_reduce(v, PlusOp<A>{}, nt);
 }
 
+// Whether candle's one-row blocks take the rows by groups of tuning::kNormGroup (norm_group): rows
+// of at most one 16-byte pack a thread, every pointer 16-byte aligned (a test every block answers
+// alike).
+template <typename T>
+HKB_DEVICE bool norm_grouped(const T* x, const T* y, const T* alpha, const T* beta, uint64_t n,
+                             uint32_t nt, bool wave) {
+  constexpr uint64_t V = 16 / sizeof(T);
+  return hkb::tuning::kNormGroup > 1 && !wave && nt % HKB_WAVE_SIZE == 0 && n % V == 0 &&
+         n <= V * nt && hkb::is_aligned(x, 16) && hkb::is_aligned(y, 16) &&
+         (alpha == nullptr || hkb::is_aligned(alpha, 16)) &&
+         (beta == nullptr || hkb::is_aligned(beta, 16));
+}
+
+#if HKB_NORM_APART
+#define HKB_NORM_GROUP_FN HKB_DEVICE_APART
+#else
+#define HKB_NORM_GROUP_FN HKB_DEVICE
+#endif
+// rmsnorm (kLayer false) or layernorm of the rows blockIdx.x .. + G - 1 below gridDim.x, each
+// thread of the row's nt one pack of every row; the sums of the G rows go through one block
+// reduction, and alpha and beta are read once for all of them. A thread sums its pack in the
+// order NormRow does, so the results are those of a row a block. The write pass takes the packs
+// from registers or, where tuning::norm_group_reload says, reads them again (from L1, after the
+// barriers: fewer registers live).
+template <bool kLayer, int G, typename T>
+HKB_NORM_GROUP_FN void norm_group(const T* src, T* dst, const T* alpha, const T* beta, uint64_t n,
+                                  uint32_t nt, float eps) {
+  using A = acc_t<T>;
+  constexpr int V = 16 / sizeof(T);
+  using P = hkb::Pack<T, V>;
+  const uint32_t tid = block_tid();
+  const bool has = tid < n / V;
+  const uint32_t rows = gridDim.x - blockIdx.x < G ? gridDim.x - blockIdx.x : G;
+  const uint64_t first = static_cast<uint64_t>(blockIdx.x) * (n / V) + tid;
+  const P* xp = reinterpret_cast<const P*>(src) + first;
+  P x[G];
+  A s[G];
+#pragma unroll
+  for (int g = 0; g < G; ++g) {
+    if (has && g < rows) x[g] = xp[g * (n / V)];
+  }
+#pragma unroll
+  for (int g = 0; g < G; ++g) {
+    s[g] = A(0);
+    if (has && g < rows) {
+#pragma unroll
+      for (int k = 0; k < V; ++k) {
+        const A v = to_acc(x[g].v[k]);
+        s[g] += kLayer ? v : v * v;
+      }
+    }
+  }
+  block_sums(s, nt);
+  A mean[G], inv[G];
+  if constexpr (kLayer) {
+#pragma unroll
+    for (int g = 0; g < G; ++g) {
+      mean[g] = s[g] / static_cast<A>(n);
+      s[g] = A(0);
+      if (has && g < rows) {
+#pragma unroll
+        for (int k = 0; k < V; ++k) {
+          const A d = to_acc(x[g].v[k]) - mean[g];
+          s[g] += d * d;
+        }
+      }
+    }
+    block_sums(s, nt);
+  }
+#pragma unroll
+  for (int g = 0; g < G; ++g) {
+    if constexpr (!kLayer) mean[g] = A(0);
+    inv[g] = A(1) / sqrt_of(s[g] / static_cast<A>(n) + static_cast<A>(eps));
+  }
+  if (!has) return;
+  P a, b;
+  if (alpha != nullptr) a = reinterpret_cast<const P*>(alpha)[tid];
+  if (beta != nullptr) b = reinterpret_cast<const P*>(beta)[tid];
+  P* yp = reinterpret_cast<P*>(dst) + first;
+#pragma unroll
+  for (int g = 0; g < G; ++g) {
+    if (g < rows) {
+      const P xg = hkb::tuning::norm_group_reload(sizeof(T)) ? xp[g * (n / V)] : x[g];
+      P o;
+#pragma unroll
+      for (int k = 0; k < V; ++k) {
+        const A av = alpha != nullptr ? to_acc(a.v[k]) : A(1);
+        const A bv = beta != nullptr ? to_acc(b.v[k]) : A(0);
+        const A v = to_acc(xg.v[k]);
+        o.v[k] = hkb::from_acc<T>(kLayer ? (v - mean[g]) * inv[g] * av + bv : v * inv[g] * av);
+      }
+      yp[g * (n / V)] = o;
+    }
+  }
+}
+
 template <typename T>
 __device__ void rmsnorm(const T* src, T* dst, const T* alpha, int n_cols, float eps) {
   using A = acc_t<T>;
@@ -300,6 +389,11 @@ __device__ void rmsnorm(const T* src, T* dst, const T* alpha, int n_cols, float 
   const bool wave = norm_by_wave<T, false>(n);
   const uint32_t nt = norm_threads<T>(n, wave);
   if (block_tid() >= nt) return;
+  if (norm_grouped<T>(src, dst, alpha, nullptr, n, nt, wave)) {
+    constexpr int G = hkb::tuning::kNormGroup;
+    if (blockIdx.x % G == 0) norm_group<false, G, T>(src, dst, alpha, nullptr, n, nt, eps);
+    return;
+  }
   NormRow<T> row(src + blockIdx.x * n, dst + blockIdx.x * n, alpha, nullptr, n, block_tid(), nt);
   A sq = 0;
   row.load([&](A v) { sq += v * v; });
@@ -317,6 +411,11 @@ __device__ void layernorm(const T* src, T* dst, const T* alpha, const T* beta, i
   const bool wave = norm_by_wave<T, true>(n);
   const uint32_t nt = norm_threads<T>(n, wave);
   if (block_tid() >= nt) return;
+  if (norm_grouped<T>(src, dst, alpha, beta, n, nt, wave)) {
+    constexpr int G = hkb::tuning::kNormGroup;
+    if (blockIdx.x % G == 0) norm_group<true, G, T>(src, dst, alpha, beta, n, nt, eps);
+    return;
+  }
   NormRow<T, layernorm_cached_packs<T>::value> row(src + blockIdx.x * n, dst + blockIdx.x * n,
                                                    alpha, beta, n, block_tid(), nt);
   A s = 0;

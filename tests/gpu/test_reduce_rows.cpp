@@ -272,6 +272,24 @@ TYPED_TEST(NormTest, RowsWithFewerPacksThanTheBlock) {
   }
 }
 
+// Rows of at most one 16-byte pack a thread go to candle's blocks by groups (tuning::kNormGroup):
+// row counts that fill no group, one, and a last one partly, at the width of one pack a thread of
+// the 1024-thread block and at a trimmed one; the value past the last row stays untouched.
+TYPED_TEST(NormTest, RowsByGroups) {
+  const int full = 1024 * static_cast<int>(16 / sizeof(TypeParam));
+  const int trimmed = sizeof(TypeParam) == 2 ? 2056 : 1100;
+  for (size_t rows : {1, 2, 3, 7}) {
+    for (int cols : {full, trimmed}) {
+      this->check(false, rows, cols, true, false);
+      this->check(true, rows, cols, true, true);
+    }
+  }
+  this->check(false, 3, full, false, false);
+  this->check(true, 3, full, false, false);
+  this->check(true, 5, full, true, false);
+  this->check(true, 5, full, false, true);
+}
+
 // ---------------------------------------------------------------------------------------------
 // rope
 
