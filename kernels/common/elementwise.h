@@ -343,13 +343,18 @@ HKB_DEVICE void map_unary_layout_uniform(uint64_t n, uint64_t num_dims, const si
 // map_unary_layout_uniform).
 // candle's idle blocks (past_resident_bound) leave first, on their index alone: under candle's
 // grid they are nearly all of the grid, their path decides how fast it drains, and an exit that
-// waits for a parameter's load slows it. Then blocks above the cap leave when info is null.
+// waits for a parameter's load slows it. Then blocks above the cap leave when info is null. The
+// uniform path tests info first, as before: the early exit spilled upowf_f64 on gfx906 / gfx908.
 template <typename TI, typename TO, typename F>
 HKB_DEVICE void map_unary_layout(uint64_t n, uint64_t num_dims, const size_t* info, const TI* in,
                                  TO* out, F f) {
-  if (past_resident_bound()) return;
-  if (info == nullptr && blockIdx.x >= resident_cap(tuning::kResidentQuarters, true)) return;
-  if constexpr (is_heavy<F>::value && max_size<TI, TO>::value == 8) {
+  constexpr bool kUniform = is_heavy<F>::value && max_size<TI, TO>::value == 8;
+  if (!kUniform && past_resident_bound()) return;
+  if (info == nullptr &&
+      (past_resident_bound() || blockIdx.x >= resident_cap(tuning::kResidentQuarters, true))) {
+    return;
+  }
+  if constexpr (kUniform) {
     map_unary_layout_uniform(n, num_dims, info, in, out, f);
     return;
   }
