@@ -381,51 +381,49 @@ HKB_NORM_GROUP_FN void norm_group(const T* src, T* dst, const T* alpha, const T*
   }
 }
 
-template <typename T>
-__device__ void rmsnorm(const T* src, T* dst, const T* alpha, int n_cols, float eps) {
+// rmsnorm (kLayer false, beta null) or layernorm under candle's launch, a block a row.
+template <bool kLayer, typename T>
+__device__ void norm(const T* src, T* dst, const T* alpha, const T* beta, int n_cols, float eps) {
   using A = acc_t<T>;
   if (n_cols <= 0) return;
   const uint64_t n = static_cast<uint64_t>(n_cols);
-  const bool wave = norm_by_wave<T, false>(n);
+  const bool wave = norm_by_wave<T, kLayer>(n);
   const uint32_t nt = norm_threads<T>(n, wave);
   if (block_tid() >= nt) return;
-  if (norm_grouped<T>(src, dst, alpha, nullptr, n, nt, wave)) {
+  if (norm_grouped<T>(src, dst, alpha, beta, n, nt, wave)) {
     constexpr int G = hkb::tuning::kNormGroup;
-    if (blockIdx.x % G == 0) norm_group<false, G, T>(src, dst, alpha, nullptr, n, nt, eps);
+    if (blockIdx.x % G == 0) norm_group<kLayer, G, T>(src, dst, alpha, beta, n, nt, eps);
     return;
   }
-  NormRow<T> row(src + blockIdx.x * n, dst + blockIdx.x * n, alpha, nullptr, n, block_tid(), nt);
-  A sq = 0;
-  row.load([&](A v) { sq += v * v; });
-  sq = norm_sum(sq, wave, nt);
-  const A inv = A(1) / sqrt_of(sq / static_cast<A>(n) + static_cast<A>(eps));
-  row.write([&](A v, A a, A) { return v * inv * a; });
+  constexpr int kC = kLayer ? layernorm_cached_packs<T>::value : cached_packs<T>::value;
+  NormRow<T, kC> row(src + blockIdx.x * n, dst + blockIdx.x * n, alpha, beta, n, block_tid(), nt);
+  if constexpr (kLayer) {
+    A s = 0;
+    row.load([&](A v) { s += v; });
+    const A mean = norm_sum(s, wave, nt) / static_cast<A>(n);
+    A dev = 0;
+    row.reread([&](A v) { dev += (v - mean) * (v - mean); });
+    const A var = norm_sum(dev, wave, nt) / static_cast<A>(n);
+    const A inv = A(1) / sqrt_of(var + static_cast<A>(eps));
+    row.write([&](A v, A a, A b) { return (v - mean) * inv * a + b; });
+  } else {
+    A sq = 0;
+    row.load([&](A v) { sq += v * v; });
+    sq = norm_sum(sq, wave, nt);
+    const A inv = A(1) / sqrt_of(sq / static_cast<A>(n) + static_cast<A>(eps));
+    row.write([&](A v, A a, A) { return v * inv * a; });
+  }
+}
+
+template <typename T>
+__device__ void rmsnorm(const T* src, T* dst, const T* alpha, int n_cols, float eps) {
+  norm<false>(src, dst, alpha, static_cast<const T*>(nullptr), n_cols, eps);
 }
 
 template <typename T>
 __device__ void layernorm(const T* src, T* dst, const T* alpha, const T* beta, int n_cols,
                           float eps) {
-  using A = acc_t<T>;
-  if (n_cols <= 0) return;
-  const uint64_t n = static_cast<uint64_t>(n_cols);
-  const bool wave = norm_by_wave<T, true>(n);
-  const uint32_t nt = norm_threads<T>(n, wave);
-  if (block_tid() >= nt) return;
-  if (norm_grouped<T>(src, dst, alpha, beta, n, nt, wave)) {
-    constexpr int G = hkb::tuning::kNormGroup;
-    if (blockIdx.x % G == 0) norm_group<true, G, T>(src, dst, alpha, beta, n, nt, eps);
-    return;
-  }
-  NormRow<T, layernorm_cached_packs<T>::value> row(src + blockIdx.x * n, dst + blockIdx.x * n,
-                                                   alpha, beta, n, block_tid(), nt);
-  A s = 0;
-  row.load([&](A v) { s += v; });
-  const A mean = norm_sum(s, wave, nt) / static_cast<A>(n);
-  A dev = 0;
-  row.reread([&](A v) { dev += (v - mean) * (v - mean); });
-  const A var = norm_sum(dev, wave, nt) / static_cast<A>(n);
-  const A inv = A(1) / sqrt_of(var + static_cast<A>(eps));
-  row.write([&](A v, A a, A b) { return (v - mean) * inv * a + b; });
+  norm<true>(src, dst, alpha, beta, n_cols, eps);
 }
 
 }  // namespace
