@@ -64,8 +64,8 @@ class GpuTest : public ::testing::Test {
   // Grids of rows (gridDim.y > 1, as the tuned launch gives past 1024 blocks) or planes smaller
   // than the work: 3 x 2 x 2 blocks of 64 (every block of the first plane busy over contiguous
   // data, the first row alone over layouts, the second plane idle), 5 x 1 x 3 of 64 (one row: the
-  // planes past the first idle) and 1030 x 2 of 32 (rows wider than
-  // tuning::kResidentBlockBound: the first row splits the work as candle's grid does).
+  // planes past the first idle) and 1030 x 2 of 32 (rows wider than tuning::kResidentBlockBound:
+  // the first row splits the work as candle's grid does).
   static std::vector<hkb::LaunchConfig> grids_with_rows() {
     return {hkb::LaunchConfig::make(3, 2, 2, 64, 1, 1), hkb::LaunchConfig::make(5, 1, 3, 64, 1, 1),
             hkb::LaunchConfig::make(1030, 2, 1, 32, 1, 1)};

@@ -161,13 +161,18 @@ class NormTest : public GpuTest {
   // or `block` when given. alpha/beta may be absent (null pointers).
   void check(bool layer, size_t rows, int cols, bool with_alpha, bool with_beta,
              uint32_t block = 0) {
+    check_rows(gpu_test::random_vector<T>(rng(), rows * cols), layer, rows, cols, with_alpha,
+               with_beta, block);
+  }
+  // The same over the given rows x cols values x.
+  void check_rows(const std::vector<T>& x, bool layer, size_t rows, int cols, bool with_alpha,
+                  bool with_beta, uint32_t block = 0) {
     SCOPED_TRACE(seed_note());
     const uint32_t bs = block ? block : candle_norm_block(cols);
     SCOPED_TRACE(std::string(layer ? "layernorm" : "rmsnorm") + " rows " + std::to_string(rows) +
                  " cols " + std::to_string(cols) + " block " + std::to_string(bs) +
                  (with_alpha ? " alpha" : " no alpha") + (with_beta ? " beta" : " no beta"));
     const float eps = 1e-5f;
-    const auto x = gpu_test::random_vector<T>(rng(), rows * cols);
     const auto alpha = gpu_test::random_vector<T>(rng(), cols);
     const auto beta = gpu_test::random_vector<T>(rng(), cols);
     auto src = device().upload(x);
@@ -288,6 +293,41 @@ TYPED_TEST(NormTest, RowsByGroups) {
   this->check(true, 3, full, false, false);
   this->check(true, 5, full, true, false);
   this->check(true, 5, full, false, true);
+}
+
+// No rows (an empty grid) and rows of no values (n_cols 0): nothing is written.
+TYPED_TEST(NormTest, EmptyShapes) {
+  for (bool layer : {false, true}) {
+    this->check(layer, 0, 8192, true, layer);
+    this->check(layer, 3, 0, true, layer);
+  }
+}
+
+// Special rows at widths of every path (candle's 32-thread block, pairs of rows of one pack a
+// thread, a row a 1024-thread block): a NaN or a +inf entry (rmsnorm: 0 for the finite values and
+// NaN at the inf; layernorm: all NaN), magnitudes whose squares the f32 sums still hold, all zeros,
+// all equal (layernorm's variance 0).
+TYPED_TEST(NormTest, SpecialRows) {
+  using T = TypeParam;
+  const double big = std::is_same_v<T, hkb::f16> ? 60000.0
+                     : std::is_same_v<T, double> ? 1e150
+                                                 : 1e17;
+  const int full = 1024 * static_cast<int>(16 / sizeof(T));
+  std::uniform_real_distribution<double> u(-4, 4);
+  for (int cols : {100, full, 3 * full}) {
+    std::vector<T> x;
+    auto add_row = [&](auto value) {
+      for (int j = 0; j < cols; ++j) x.push_back(from<T>(value(j)));
+    };
+    add_row([&](int j) { return j == 7 ? NAN : u(this->rng()); });
+    add_row([&](int j) { return j == cols - 1 ? INFINITY : u(this->rng()); });
+    add_row([&](int j) { return j % 3 == 0 ? big : u(this->rng()); });
+    add_row([&](int j) { return j % 2 == 0 ? -big : big; });
+    add_row([](int) { return 0.0; });
+    add_row([](int) { return 1.5; });
+    add_row([&](int) { return u(this->rng()); });
+    for (bool layer : {false, true}) this->check_rows(x, layer, 7, cols, true, layer);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -152,9 +152,9 @@ double softmax_weighted_spread(const T* x, size_t n) {
 // rmsnorm / layernorm of one row in double. alpha/beta null mean 1/0.
 template <typename T>
 std::vector<double> rmsnorm_row(const T* x, const T* alpha, size_t n, double eps) {
-  double sq = 0;
-  for (size_t j = 0; j < n; ++j) sq += to_double(x[j]) * to_double(x[j]);
-  const double inv = 1.0 / std::sqrt(sq / n + eps);
+  long double sq = 0;  // like layernorm_stats: below an f64 kernel's rounding on long rows
+  for (size_t j = 0; j < n; ++j) sq += static_cast<long double>(to_double(x[j])) * to_double(x[j]);
+  const double inv = static_cast<double>(1.0L / std::sqrt(sq / n + eps));
   std::vector<double> y(n);
   for (size_t j = 0; j < n; ++j) y[j] = to_double(x[j]) * inv * (alpha ? to_double(alpha[j]) : 1.0);
   return y;
