@@ -11,8 +11,8 @@
 // is used. rope*: any grid (grid-stride over pairs). Every cross-lane step is a shuffle with an
 // explicit width; a block of a power-of-two size below the wave (32 threads on a 64-lane CDNA wave)
 // reduces with shuffles of that width, a block that is a multiple of the wave reduces per wave and
-// then through shared memory (a norm row of at most 4 KB: the first wave alone), any other size
-// through shared memory alone (docs/wavefront.md).
+// then through shared memory (norm rows of at most a pack a thread by pairs of blocks), any other
+// size through shared memory alone (docs/wavefront.md).
 //
 // fast_* work split: the first blocks, those the multiprocessors hold at once
 // (tuning::kFastThreadsPerMP, at most tuning::kFastBlocks), each take one chunk of consecutive

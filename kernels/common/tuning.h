@@ -249,19 +249,6 @@ constexpr int kSoftmaxNarrowDepth = 2;
 #endif
 constexpr int kSoftmaxRun = HKB_SOFTMAX_RUN;
 static_assert(kSoftmaxRun == 1 || kSoftmaxRun == 2 || kSoftmaxRun == 4, "softmax runs of 1, 2, 4");
-// rmsnorm / layernorm rows of at most this many bytes go to the block's first wave alone, the
-// other waves of candle's 1024-thread block leaving at once: more rows in flight, where longer rows
-// want the whole block. Not 2-byte rmsnorm unless HKB_NORM_WAVE_RMS_NARROW: there the path spills
-// under NVIDIA's 32-register cap and slows the long rows (docs/performance-round2b.md).
-#ifndef HKB_NORM_WAVE_BYTES
-#define HKB_NORM_WAVE_BYTES 4096
-#endif
-#ifndef HKB_NORM_WAVE_RMS_NARROW
-#define HKB_NORM_WAVE_RMS_NARROW 0
-#endif
-constexpr uint64_t norm_wave_bytes(bool layer, uint64_t value_bytes) {
-  return !layer && value_bytes == 2 && !HKB_NORM_WAVE_RMS_NARROW ? 0 : HKB_NORM_WAVE_BYTES;
-}
 // Longer rows: only the waves a row fills with one pack a thread take it, the block's other waves
 // leave at once (more rows in flight when a row has fewer packs than the block has threads); 0
 // keeps the whole block, 2 trims only where at least half of the block leaves.

@@ -141,6 +141,18 @@ __device__ void softmax(const T* src, T* dst, int n_cols) {
 // between the passes (a row of up to kCached * 16 bytes * blockDim is read from memory once); the
 // rest is re-read.
 
+// Pack q of p, or a pack of `fill` where p is absent (alpha: 1, beta: 0): the output loops then
+// widen every value alike instead of selecting one per value.
+template <typename T, int V, typename A>
+HKB_DEVICE hkb::Pack<T, V> pack_or(const hkb::Pack<T, V>* p, uint64_t q, A fill) {
+  if (p != nullptr) return p[q];
+  hkb::Pack<T, V> f;
+  const T t = hkb::from_acc<T>(fill);
+#pragma unroll
+  for (int k = 0; k < V; ++k) f.v[k] = t;
+  return f;
+}
+
 // Packs a thread caches: two for 2-byte values, whose conversions to and from f32 take the
 // registers that two blocks per multiprocessor leave (rows of up to 16384 cached in 1024 threads).
 template <typename T>
@@ -254,24 +266,13 @@ struct NormRow {
   }
 };
 
-// Rows of at most tuning::norm_wave_bytes in blocks of whole waves: the first wave takes the row
-// (wave shuffles, no barrier) and the others leave at once, so that more rows are in flight.
-template <typename T, bool kLayer>
-HKB_DEVICE bool norm_by_wave(uint64_t n) {
-  constexpr uint64_t kBytes = hkb::tuning::norm_wave_bytes(kLayer, sizeof(T));
-  if constexpr (kBytes == 0) return false;
-  const uint32_t nt = block_threads();
-  return n <= kBytes / sizeof(T) && nt > HKB_WAVE_SIZE && nt % HKB_WAVE_SIZE == 0;
-}
-
 // Threads of a block of whole waves that take a row of n values (the rest leave at once, so
 // that the multiprocessor holds more rows): whole waves, enough for one 16-byte pack (or value) a
 // thread, at most the block. n is below 2^31 (candle's int n_cols).
 template <typename T>
-HKB_DEVICE uint32_t norm_threads(uint64_t n, bool wave) {
+HKB_DEVICE uint32_t norm_threads(uint64_t n) {
   constexpr uint32_t V = 16 / sizeof(T), W = HKB_WAVE_SIZE;
   const uint32_t nt = block_threads();
-  if (wave) return W;
   if (!hkb::tuning::kNormTrim || nt % W != 0 || n >= nt * uint64_t{V}) return nt;
   const uint32_t m = static_cast<uint32_t>(n);
   const uint32_t need = ((m % V == 0 ? m / V : m) + W - 1) / W * W;
@@ -279,21 +280,15 @@ HKB_DEVICE uint32_t norm_threads(uint64_t n, bool wave) {
   return need < nt ? need : nt;
 }
 
-// The sum of v over a row's threads: the first wave's shuffles alone, or the block's first nt.
-template <typename A>
-HKB_DEVICE A norm_sum(A v, bool wave, uint32_t nt) {
-  return wave ? wave_reduce(v, PlusOp<A>{}) : block_reduce(v, PlusOp<A>{}, nt);
-}
-
 // Whether candle's one-row blocks take the rows by groups of tuning::kNormGroup (norm_group): rows
 // of at most one 16-byte pack a thread, every pointer 16-byte aligned (a test every block answers
 // alike).
 template <typename T>
 HKB_DEVICE bool norm_grouped(const T* x, const T* y, const T* alpha, const T* beta, uint64_t n,
-                             uint32_t nt, bool wave) {
+                             uint32_t nt) {
   constexpr uint64_t V = 16 / sizeof(T);
-  return hkb::tuning::kNormGroup > 1 && !wave && nt % HKB_WAVE_SIZE == 0 && n % V == 0 &&
-         n <= V * nt && hkb::is_aligned(x, 16) && hkb::is_aligned(y, 16) &&
+  return hkb::tuning::kNormGroup > 1 && nt % HKB_WAVE_SIZE == 0 && n % V == 0 && n <= V * nt &&
+         hkb::is_aligned(x, 16) && hkb::is_aligned(y, 16) &&
          (alpha == nullptr || hkb::is_aligned(alpha, 16)) &&
          (beta == nullptr || hkb::is_aligned(beta, 16));
 }
@@ -360,9 +355,8 @@ HKB_NORM_GROUP_FN void norm_group(const T* src, T* dst, const T* alpha, const T*
     inv[g] = A(1) / sqrt_of(s[g] / static_cast<A>(n) + static_cast<A>(eps));
   }
   if (!has) return;
-  P a, b;
-  if (alpha != nullptr) a = reinterpret_cast<const P*>(alpha)[tid];
-  if (beta != nullptr) b = reinterpret_cast<const P*>(beta)[tid];
+  const P a = pack_or<T>(reinterpret_cast<const P*>(alpha), tid, A(1));
+  const P b = pack_or<T>(reinterpret_cast<const P*>(beta), tid, A(0));
   P* yp = reinterpret_cast<P*>(dst) + first;
 #pragma unroll
   for (int g = 0; g < G; ++g) {
@@ -371,9 +365,7 @@ HKB_NORM_GROUP_FN void norm_group(const T* src, T* dst, const T* alpha, const T*
       P o;
 #pragma unroll
       for (int k = 0; k < V; ++k) {
-        const A av = alpha != nullptr ? to_acc(a.v[k]) : A(1);
-        const A bv = beta != nullptr ? to_acc(b.v[k]) : A(0);
-        const A v = to_acc(xg.v[k]);
+        const A v = to_acc(xg.v[k]), av = to_acc(a.v[k]), bv = to_acc(b.v[k]);
         o.v[k] = hkb::from_acc<T>(kLayer ? (v - mean[g]) * inv[g] * av + bv : v * inv[g] * av);
       }
       yp[g * (n / V)] = o;
@@ -381,38 +373,44 @@ HKB_NORM_GROUP_FN void norm_group(const T* src, T* dst, const T* alpha, const T*
   }
 }
 
-// rmsnorm (kLayer false, beta null) or layernorm under candle's launch, a block a row.
+// rmsnorm or layernorm of the block's row by the block's first nt threads (NormRow).
 template <bool kLayer, typename T>
-__device__ void norm(const T* src, T* dst, const T* alpha, const T* beta, int n_cols, float eps) {
+HKB_DEVICE void norm_row(const T* src, T* dst, const T* alpha, const T* beta, uint64_t n,
+                         uint32_t nt, float eps) {
   using A = acc_t<T>;
-  if (n_cols <= 0) return;
-  const uint64_t n = static_cast<uint64_t>(n_cols);
-  const bool wave = norm_by_wave<T, kLayer>(n);
-  const uint32_t nt = norm_threads<T>(n, wave);
-  if (block_tid() >= nt) return;
-  if (norm_grouped<T>(src, dst, alpha, beta, n, nt, wave)) {
-    constexpr int G = hkb::tuning::kNormGroup;
-    if (blockIdx.x % G == 0) norm_group<kLayer, G, T>(src, dst, alpha, beta, n, nt, eps);
-    return;
-  }
   constexpr int kC = kLayer ? layernorm_cached_packs<T>::value : cached_packs<T>::value;
   NormRow<T, kC> row(src + blockIdx.x * n, dst + blockIdx.x * n, alpha, beta, n, block_tid(), nt);
   if constexpr (kLayer) {
     A s = 0;
     row.load([&](A v) { s += v; });
-    const A mean = norm_sum(s, wave, nt) / static_cast<A>(n);
+    const A mean = block_reduce(s, PlusOp<A>{}, nt) / static_cast<A>(n);
     A dev = 0;
     row.reread([&](A v) { dev += (v - mean) * (v - mean); });
-    const A var = norm_sum(dev, wave, nt) / static_cast<A>(n);
+    const A var = block_reduce(dev, PlusOp<A>{}, nt) / static_cast<A>(n);
     const A inv = A(1) / sqrt_of(var + static_cast<A>(eps));
     row.write([&](A v, A a, A b) { return (v - mean) * inv * a + b; });
   } else {
     A sq = 0;
     row.load([&](A v) { sq += v * v; });
-    sq = norm_sum(sq, wave, nt);
+    sq = block_reduce(sq, PlusOp<A>{}, nt);
     const A inv = A(1) / sqrt_of(sq / static_cast<A>(n) + static_cast<A>(eps));
     row.write([&](A v, A a, A) { return v * inv * a; });
   }
+}
+
+// rmsnorm (kLayer false, beta null) or layernorm under candle's launch, a block a row.
+template <bool kLayer, typename T>
+__device__ void norm(const T* src, T* dst, const T* alpha, const T* beta, int n_cols, float eps) {
+  if (n_cols <= 0) return;
+  const uint64_t n = static_cast<uint64_t>(n_cols);
+  const uint32_t nt = norm_threads<T>(n);
+  if (block_tid() >= nt) return;
+  if (norm_grouped<T>(src, dst, alpha, beta, n, nt)) {
+    constexpr int G = hkb::tuning::kNormGroup;
+    if (blockIdx.x % G == 0) norm_group<kLayer, G, T>(src, dst, alpha, beta, n, nt, eps);
+    return;
+  }
+  norm_row<kLayer, T>(src, dst, alpha, beta, n, nt, eps);
 }
 
 template <typename T>
