@@ -37,6 +37,12 @@ struct pack_width {
 HKB_DEVICE bool is_aligned(const void* p, uint64_t bytes) {
   return (reinterpret_cast<uintptr_t>(p) & (bytes - 1)) == 0;
 }
+// Whether every pointer is aligned to `bytes` (a power of two; null pointers are): one test of
+// their bits together.
+template <typename... P>
+HKB_DEVICE bool all_aligned(uint64_t bytes, const P*... p) {
+  return ((reinterpret_cast<uintptr_t>(p) | ...) & (bytes - 1)) == 0;
+}
 
 // W consecutive elements of T are accessed as vectors of chunk_elems<T, W> elements (at most 16
 // bytes, the widest access of both vendors); a run of W elements needs that vector's alignment.

@@ -288,9 +288,7 @@ HKB_DEVICE bool norm_grouped(const T* x, const T* y, const T* alpha, const T* be
                              uint32_t nt) {
   constexpr uint64_t V = 16 / sizeof(T);
   return hkb::tuning::kNormGroup > 1 && nt % HKB_WAVE_SIZE == 0 && n % V == 0 && n <= V * nt &&
-         hkb::is_aligned(x, 16) && hkb::is_aligned(y, 16) &&
-         (alpha == nullptr || hkb::is_aligned(alpha, 16)) &&
-         (beta == nullptr || hkb::is_aligned(beta, 16));
+         hkb::all_aligned(16, x, y, alpha, beta);
 }
 
 #if HKB_NORM_APART
