@@ -182,16 +182,22 @@ constexpr uint32_t kConvTThreadsPerMP = 1024;
 // ---------------------------------------------------------------------------------------------
 // Reductions (reduce.hip).
 
+// 1: rope's threads are those of the resident grid (elementwise.h), looping over the pairs, and
+// the rest of candle's grid leaves on its index; 0: every thread of the grid, a pair each.
+#ifndef HKB_ROPE_RESIDENT
+#define HKB_ROPE_RESIDENT 1
+#endif
+constexpr bool kRopeResident = HKB_ROPE_RESIDENT;
 // Neighbouring pairs a rope_i / rope / rope_thd thread rotates a step (reduce/rope.h), as vectors
-// of `bytes`-byte values: more pairs a step share one index computation, fewer leave fewer of
-// candle's threads idle. rope_thd (three divisions a pair) takes 4 (2 for 8-byte values); rope and
-// rope_i take 4 of 2-byte values and 1 of wider ones. HKB_ROPE_PAIRS sets all (sweeps).
-constexpr int rope_pairs(bool thd, int bytes) {
+// of `bytes`-byte values: as many as make 16 bytes of the source (rope_i's pairs are interleaved:
+// 2 values a pair), at most 4. HKB_ROPE_PAIRS sets all (sweeps).
+constexpr int rope_pairs(bool interleaved, int bytes) {
 #ifdef HKB_ROPE_PAIRS
-  (void)thd, (void)bytes;
+  (void)interleaved, (void)bytes;
   return HKB_ROPE_PAIRS;
 #else
-  return thd ? (bytes == 8 ? 2 : 4) : (bytes <= 2 ? 4 : 1);
+  const int k = 16 / (interleaved ? 2 * bytes : bytes);
+  return k > 4 ? 4 : k < 1 ? 1 : k;
 #endif
 }
 

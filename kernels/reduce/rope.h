@@ -2,7 +2,9 @@
 // (tuning::rope_pairs) where the shape and the pointers allow it, their elements and cos/sin as
 // K-element vectors: one index computation and one access per operand for K pairs. Otherwise a
 // pair a step. Indices in the index type I (hkb::divmod_as): 64 bits with 32-bit divisions while
-// they fit, or 32 bits for one pair a step when every index of the tensor fits.
+// they fit, or 32 bits for one pair a step when every index of the tensor fits. Under candle's
+// grid of a thread a pair, the blocks a multiprocessor holds at once loop over the steps and the
+// others leave on their index (rope_range).
 #pragma once
 
 #include "../common/elementwise.h"
@@ -62,12 +64,11 @@ HKB_DEVICE bool k_pairs(uint64_t row_pairs, uint32_t stride_b, const T* src, con
 
 // Interleaved pairs (x[2i], x[2i+1]); cos/sin index = pair index within a (b, h) row of td/2.
 template <int K, typename I, typename T>
-HKB_DEVICE void rope_i_steps(const T* src, const T* cos, const T* sin, T* dst, uint32_t bh,
-                             uint32_t td, uint32_t stride_b) {
+HKB_DEVICE void rope_i_steps(hkb::UnitRange r, const T* src, const T* cos, const T* sin, T* dst,
+                             uint32_t bh, uint32_t td, uint32_t stride_b) {
   const uint32_t half_td = td / 2;
   const I steps = static_cast<I>(static_cast<uint64_t>(bh) * td / 2 / K);
-  for (I u = static_cast<I>(hkb::global_thread_index()); u < steps;
-       u += static_cast<I>(hkb::grid_stride())) {
+  for (I u = static_cast<I>(r.begin); u < steps; u += static_cast<I>(r.step)) {
     const I p = u * K;
     I row, cs, batch, unused;
     hkb::divmod_as<I>(p, half_td, row, cs);
@@ -78,12 +79,11 @@ HKB_DEVICE void rope_i_steps(const T* src, const T* cos, const T* sin, T* dst, u
 
 // Halves (x[i], x[i + d/2]) of each (b, h, t) vector of d; src is (b, h, t, d).
 template <int K, typename I, typename T>
-HKB_DEVICE void rope_steps(const T* src, const T* cos, const T* sin, T* dst, uint32_t bh,
-                           uint32_t td, uint32_t d, uint32_t stride_b) {
+HKB_DEVICE void rope_steps(hkb::UnitRange r, const T* src, const T* cos, const T* sin, T* dst,
+                           uint32_t bh, uint32_t td, uint32_t d, uint32_t stride_b) {
   const uint32_t half_td = td / 2, half_d = d / 2;
   const I steps = static_cast<I>(static_cast<uint64_t>(bh) * td / 2 / K);
-  for (I u = static_cast<I>(hkb::global_thread_index()); u < steps;
-       u += static_cast<I>(hkb::grid_stride())) {
+  for (I u = static_cast<I>(r.begin); u < steps; u += static_cast<I>(r.step)) {
     const I p = u * K;
     I i_bh, cs, i_t, i_d, batch, unused;
     hkb::divmod_as<I>(p, half_td, i_bh, cs);  // cs = i_t * d/2 + i_d
@@ -96,13 +96,12 @@ HKB_DEVICE void rope_steps(const T* src, const T* cos, const T* sin, T* dst, uin
 
 // Halves of each (b, t, h) vector of d; src is (b, t, h, d), cos/sin are (t, d/2) or (b, t, d/2).
 template <int K, typename I, typename T>
-HKB_DEVICE void rope_thd_steps(const T* src, const T* cos, const T* sin, T* dst, uint32_t b,
-                               uint32_t t, uint32_t h, uint32_t d, uint32_t stride_b) {
+HKB_DEVICE void rope_thd_steps(hkb::UnitRange r, const T* src, const T* cos, const T* sin, T* dst,
+                               uint32_t b, uint32_t t, uint32_t h, uint32_t d, uint32_t stride_b) {
   const uint32_t half_d = d / 2;
   const I steps = static_cast<I>(static_cast<uint64_t>(b) * t * h * d / 2 / K);
   const I half_td = static_cast<I>(static_cast<uint64_t>(t) * half_d);
-  for (I u = static_cast<I>(hkb::global_thread_index()); u < steps;
-       u += static_cast<I>(hkb::grid_stride())) {
+  for (I u = static_cast<I>(r.begin); u < steps; u += static_cast<I>(r.step)) {
     const I p = u * K;
     I bth, i_d, bt, i_h, i_b, i_t, batch, unused;
     hkb::divmod_as<I>(p, half_d, bth, i_d);
@@ -115,24 +114,37 @@ HKB_DEVICE void rope_thd_steps(const T* src, const T* cos, const T* sin, T* dst,
   }
 }
 
+// The threads that rotate pairs and their step: under candle's grid (a thread a pair) only the
+// blocks a multiprocessor holds at once (tuning::kRopeResident), looping, while the rest of the
+// grid leaves on its index; otherwise every thread, grid-stride. kIdle: this thread has none.
+HKB_DEVICE hkb::UnitRange rope_range() {
+  if constexpr (hkb::tuning::kRopeResident) {
+    if (hkb::past_resident_bound()) return {hkb::kIdle, 1};
+    return hkb::resident_grid_range();
+  }
+  return {hkb::global_thread_index(), hkb::grid_stride()};
+}
+
 // The steps of K pairs where k_pairs allows them, else of one pair, those in 32-bit indices when
-// `elems` (the tensor's element count) and the grid's threads stay below 2^32 (32-bit indices
-// measured faster for one pair a step and slower for K).
-#define HKB_ROPE_DISPATCH(STEPS, K, ELEMS, K_OK, ...)                         \
-  do {                                                                        \
-    if (K_OK) {                                                               \
-      STEPS<K, uint64_t>(__VA_ARGS__);                                        \
-    } else if ((ELEMS) < (1ull << 32) && hkb::grid_stride() < (1ull << 31)) { \
-      STEPS<1, uint32_t>(__VA_ARGS__);                                        \
-    } else {                                                                  \
-      STEPS<1, uint64_t>(__VA_ARGS__);                                        \
-    }                                                                         \
+// `elems` (the tensor's element count) and the threads' step stay below 2^32 (32-bit indices
+// measured faster for one pair a step and slower for K). Idle threads leave first.
+#define HKB_ROPE_DISPATCH(STEPS, K, ELEMS, K_OK, ...)             \
+  do {                                                            \
+    const hkb::UnitRange r = rope_range();                        \
+    if (r.begin == hkb::kIdle) return;                            \
+    if (K_OK) {                                                   \
+      STEPS<K, uint64_t>(r, __VA_ARGS__);                         \
+    } else if ((ELEMS) < (1ull << 32) && r.step < (1ull << 31)) { \
+      STEPS<1, uint32_t>(r, __VA_ARGS__);                         \
+    } else {                                                      \
+      STEPS<1, uint64_t>(r, __VA_ARGS__);                         \
+    }                                                             \
   } while (0)
 
 template <typename T>
 __device__ void rope_i(const T* src, const T* cos, const T* sin, T* dst, uint32_t bh, uint32_t td,
                        uint32_t stride_b) {
-  constexpr int K = hkb::tuning::rope_pairs(false, sizeof(T));
+  constexpr int K = hkb::tuning::rope_pairs(true, sizeof(T));
   if (td / 2 == 0) return;
   HKB_ROPE_DISPATCH(rope_i_steps, K, static_cast<uint64_t>(bh) * td,
                     td % 2 == 0 && k_pairs<K>(td / 2, stride_b, src, cos, sin, dst, 2 * K), src,
@@ -152,7 +164,7 @@ __device__ void rope(const T* src, const T* cos, const T* sin, T* dst, uint32_t 
 template <typename T>
 __device__ void rope_thd(const T* src, const T* cos, const T* sin, T* dst, uint32_t b, uint32_t t,
                          uint32_t h, uint32_t d, uint32_t stride_b) {
-  constexpr int K = hkb::tuning::rope_pairs(true, sizeof(T));
+  constexpr int K = hkb::tuning::rope_pairs(false, sizeof(T));
   if (d / 2 == 0 || t == 0 || h == 0) return;
   HKB_ROPE_DISPATCH(rope_thd_steps, K, static_cast<uint64_t>(b) * t * h * d,
                     k_pairs<K>(d / 2, stride_b, src, cos, sin, dst, K), src, cos, sin, dst, b, t, h,

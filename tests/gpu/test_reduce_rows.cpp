@@ -340,6 +340,11 @@ class RopeTest : public GpuTest {
   // candle's for_num_elems(el / 2).
   void check(int variant, size_t b, size_t h, size_t t, size_t d, bool per_batch,
              uint32_t grid = 0) {
+    check_x(gpu_test::random_vector<T>(rng(), b * h * t * d), variant, b, h, t, d, per_batch, grid);
+  }
+  // The same over the given b * h * t * d values x.
+  void check_x(const std::vector<T>& x, int variant, size_t b, size_t h, size_t t, size_t d,
+               bool per_batch, uint32_t grid = 0) {
     SCOPED_TRACE(seed_note());
     static const char* names[] = {"rope_i_", "rope_", "rope_thd_"};
     SCOPED_TRACE(std::string(names[variant]) + " b " + std::to_string(b) + " h " +
@@ -347,7 +352,6 @@ class RopeTest : public GpuTest {
                  (per_batch ? " 3-D cos/sin" : " 2-D cos/sin") + " grid " + std::to_string(grid));
     const size_t el = b * h * t * d;
     const size_t tab = (per_batch ? b : 1) * t * (d / 2);
-    const auto x = gpu_test::random_vector<T>(rng(), el);
     std::uniform_real_distribution<double> u(-1, 1);
     std::vector<T> cos(tab), sin(tab);
     for (size_t i = 0; i < tab; ++i) cos[i] = from<T>(u(rng())), sin[i] = from<T>(u(rng()));
@@ -394,6 +398,25 @@ TYPED_TEST(RopeTest, TwoAndThreeDimTables) {
       this->check(variant, 3, 4, 33, 64, per_batch);
       this->check(variant, 1, 2, 7, 6, per_batch);
     }
+  }
+}
+
+// No pairs (b, h or t 0: an empty grid), and special values: NaN, infinities and values near the
+// type's largest in x (cos / sin stay in [-1, 1], so the products overflow only where x is large).
+TYPED_TEST(RopeTest, EmptyAndSpecialValues) {
+  using T = TypeParam;
+  const double big = std::is_same_v<T, hkb::f16> ? 60000.0
+                     : std::is_same_v<T, double> ? 1e300
+                                                 : 3e38;
+  for (int variant = 0; variant < 3; ++variant) {
+    this->check(variant, 0, 4, 8, 16, false);
+    this->check(variant, 2, 3, 0, 16, true);
+    const size_t b = 2, h = 3, t = 5, d = 16;
+    std::vector<T> x = gpu_test::random_vector<T>(this->rng(), b * h * t * d);
+    const double specials[] = {NAN, INFINITY, -INFINITY, big, -big, 0.0};
+    for (size_t i = 0; i < x.size(); i += 7) x[i] = from<T>(specials[(i / 7) % 6]);
+    this->check_x(x, variant, b, h, t, d, false);
+    this->check_x(x, variant, b, h, t, d, true, 2);
   }
 }
 
