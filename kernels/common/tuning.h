@@ -182,6 +182,12 @@ constexpr uint32_t kConvTThreadsPerMP = 1024;
 // ---------------------------------------------------------------------------------------------
 // Reductions (reduce.hip).
 
+// 1: avg_pool2d / max_pool2d's threads are those of the resident grid (elementwise.h), looping
+// over the outputs, and the rest of candle's grid leaves on its index; 0: every thread of the grid.
+#ifndef HKB_POOL_RESIDENT
+#define HKB_POOL_RESIDENT 1
+#endif
+constexpr bool kPoolResident = HKB_POOL_RESIDENT;
 // 1: rope's threads are those of the resident grid (elementwise.h), looping over the pairs, and
 // the rest of candle's grid leaves on its index; 0: every thread of the grid, a pair each.
 #ifndef HKB_ROPE_RESIDENT

@@ -99,11 +99,24 @@ HKB_DEVICE T combine_window(const T (&v)[N], double inv) {
   return acc.result(inv);
 }
 
+// The threads that take outputs and their step: under candle's grid (an output a thread) only the
+// blocks a multiprocessor holds at once (tuning::kPoolResident), looping, while the rest of the
+// grid leaves on its index; otherwise every thread, grid-stride. kIdle: this thread has none.
+HKB_DEVICE hkb::UnitRange pool_range() {
+  if constexpr (hkb::tuning::kPoolResident) {
+    if (hkb::past_resident_bound()) return {hkb::kIdle, 1};
+    return hkb::resident_grid_range();
+  }
+  return {hkb::global_thread_index(), hkb::grid_stride()};
+}
+
 // One output a thread. Windows never leave the input: the last starts at w_stride * (w_out - 1),
 // at most w_in - w_k.
 template <typename T, bool kMax>
 __device__ void pool2d(uint64_t w_k, uint64_t h_k, uint64_t w_stride, uint64_t h_stride,
                        const size_t* info, const T* src, T* dst) {
+  const hkb::UnitRange r = pool_range();
+  if (r.begin == hkb::kIdle) return;
   const PoolShape p = pool_shape(info, w_k, h_k, w_stride, h_stride);
   if (p.n == 0) return;
   const double inv = 1.0 / static_cast<double>(w_k * h_k);
@@ -126,7 +139,7 @@ __device__ void pool2d(uint64_t w_k, uint64_t h_k, uint64_t w_stride, uint64_t h
       return src + (b * static_cast<uint32_t>(st0) + ch * static_cast<uint32_t>(st1) + ow * step_x +
                     oh * step_y);
     };
-    for (uint64_t i = hkb::global_thread_index(); i < p.n; i += hkb::grid_stride()) {
+    for (uint64_t i = r.begin; i < p.n; i += r.step) {
       const T* s = source(static_cast<uint32_t>(i));
       if (w_k == 2 && h_k == 2) {  // the common window: compile-time, all loads in flight
         T v[4];
@@ -139,7 +152,7 @@ __device__ void pool2d(uint64_t w_k, uint64_t h_k, uint64_t w_stride, uint64_t h
     }
     return;
   }
-  for (uint64_t i = hkb::global_thread_index(); i < p.n; i += hkb::grid_stride()) {
+  for (uint64_t i = r.begin; i < p.n; i += r.step) {
     const DivMod oh = divmod(i, p.h_out);
     const DivMod ow = divmod(oh.q, p.w_out);
     const DivMod bc = divmod(ow.q, p.c);

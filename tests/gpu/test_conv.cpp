@@ -447,6 +447,14 @@ TYPED_TEST(ConvTest, MaxPool2d) {
   }
 }
 
+// Under candle's grid of an output a thread, more outputs than the threads the resident blocks
+// hold (their loop takes several steps), strided input included.
+TYPED_TEST(ConvTest, Pool2dLargeUnderCandleGrid) {
+  using T = TypeParam;
+  check_pool<T>(*this, true, {2, 16, 256, 250, 2, 2, 2, 2}, Kind::Contiguous, nullptr);
+  check_pool<T>(*this, false, {2, 16, 256, 250, 2, 2, 2, 2}, Kind::ChannelsLast, nullptr);
+}
+
 // 2x2 windows of a 4x4 plane: all NaN; NaN with numbers; all -inf; -inf with numbers. f32/f64
 // skip NaN, f16/bf16 propagate it (the reference encodes both). Plus +inf, -0.0 and the extremes
 // through the overlapping 3x3 windows of a second run.
