@@ -191,6 +191,18 @@ HKB_DEVICE UnitRange resident_grid_range(uint32_t per_mp = tuning::kResidentGrid
           static_cast<uint64_t>(blocks) * blockDim.x};
 }
 
+// The units of a kernel that takes a unit a thread under candle's grid: with kResident, those of
+// the resident grid, looping, the blocks past kResidentBlockBound leaving on their index first
+// (kIdle); without, every thread of the grid, grid-stride.
+template <bool kResident>
+HKB_DEVICE UnitRange unit_a_thread_range() {
+  if constexpr (kResident) {
+    if (past_resident_bound()) return {kIdle, 1};
+    return resident_grid_range();
+  }
+  return {global_thread_index(), grid_stride()};
+}
+
 // An op whose body is a long libm routine (sin, cos, erf, erfc, pow) declares
 // `static constexpr bool kHeavy = true;`: every inlined copy of such a body costs many registers.
 template <typename F, typename = void>

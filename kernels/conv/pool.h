@@ -99,23 +99,12 @@ HKB_DEVICE T combine_window(const T (&v)[N], double inv) {
   return acc.result(inv);
 }
 
-// The threads that take outputs and their step: under candle's grid (an output a thread) only the
-// blocks a multiprocessor holds at once (tuning::kPoolResident), looping, while the rest of the
-// grid leaves on its index; otherwise every thread, grid-stride. kIdle: this thread has none.
-HKB_DEVICE hkb::UnitRange pool_range() {
-  if constexpr (hkb::tuning::kPoolResident) {
-    if (hkb::past_resident_bound()) return {hkb::kIdle, 1};
-    return hkb::resident_grid_range();
-  }
-  return {hkb::global_thread_index(), hkb::grid_stride()};
-}
-
 // One output a thread. Windows never leave the input: the last starts at w_stride * (w_out - 1),
 // at most w_in - w_k.
 template <typename T, bool kMax>
 __device__ void pool2d(uint64_t w_k, uint64_t h_k, uint64_t w_stride, uint64_t h_stride,
                        const size_t* info, const T* src, T* dst) {
-  const hkb::UnitRange r = pool_range();
+  const hkb::UnitRange r = hkb::unit_a_thread_range<hkb::tuning::kPoolResident>();
   if (r.begin == hkb::kIdle) return;
   const PoolShape p = pool_shape(info, w_k, h_k, w_stride, h_stride);
   if (p.n == 0) return;

@@ -4,7 +4,7 @@
 // pair a step. Indices in the index type I (hkb::divmod_as): 64 bits with 32-bit divisions while
 // they fit, or 32 bits for one pair a step when every index of the tensor fits. Under candle's
 // grid of a thread a pair, the blocks a multiprocessor holds at once loop over the steps and the
-// others leave on their index (rope_range).
+// others leave on their index (hkb::unit_a_thread_range).
 #pragma once
 
 #include "../common/elementwise.h"
@@ -114,31 +114,20 @@ HKB_DEVICE void rope_thd_steps(hkb::UnitRange r, const T* src, const T* cos, con
   }
 }
 
-// The threads that rotate pairs and their step: under candle's grid (a thread a pair) only the
-// blocks a multiprocessor holds at once (tuning::kRopeResident), looping, while the rest of the
-// grid leaves on its index; otherwise every thread, grid-stride. kIdle: this thread has none.
-HKB_DEVICE hkb::UnitRange rope_range() {
-  if constexpr (hkb::tuning::kRopeResident) {
-    if (hkb::past_resident_bound()) return {hkb::kIdle, 1};
-    return hkb::resident_grid_range();
-  }
-  return {hkb::global_thread_index(), hkb::grid_stride()};
-}
-
 // The steps of K pairs where k_pairs allows them, else of one pair, those in 32-bit indices when
 // `elems` (the tensor's element count) and the threads' step stay below 2^32 (32-bit indices
 // measured faster for one pair a step and slower for K). Idle threads leave first.
-#define HKB_ROPE_DISPATCH(STEPS, K, ELEMS, K_OK, ...)             \
-  do {                                                            \
-    const hkb::UnitRange r = rope_range();                        \
-    if (r.begin == hkb::kIdle) return;                            \
-    if (K_OK) {                                                   \
-      STEPS<K, uint64_t>(r, __VA_ARGS__);                         \
-    } else if ((ELEMS) < (1ull << 32) && r.step < (1ull << 31)) { \
-      STEPS<1, uint32_t>(r, __VA_ARGS__);                         \
-    } else {                                                      \
-      STEPS<1, uint64_t>(r, __VA_ARGS__);                         \
-    }                                                             \
+#define HKB_ROPE_DISPATCH(STEPS, K, ELEMS, K_OK, ...)                                \
+  do {                                                                               \
+    const hkb::UnitRange r = hkb::unit_a_thread_range<hkb::tuning::kRopeResident>(); \
+    if (r.begin == hkb::kIdle) return;                                               \
+    if (K_OK) {                                                                      \
+      STEPS<K, uint64_t>(r, __VA_ARGS__);                                            \
+    } else if ((ELEMS) < (1ull << 32) && r.step < (1ull << 31)) {                    \
+      STEPS<1, uint32_t>(r, __VA_ARGS__);                                            \
+    } else {                                                                         \
+      STEPS<1, uint64_t>(r, __VA_ARGS__);                                            \
+    }                                                                                \
   } while (0)
 
 template <typename T>
