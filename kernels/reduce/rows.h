@@ -310,7 +310,7 @@ HKB_NORM_GROUP_FN void norm_group(const T* src, T* dst, const T* alpha, const T*
   using P = hkb::Pack<T, V>;
   const uint32_t tid = block_tid();
   const bool has = tid < n / V;
-  const uint32_t rows = gridDim.x - blockIdx.x < G ? gridDim.x - blockIdx.x : G;
+  const int rows = gridDim.x - blockIdx.x < G ? static_cast<int>(gridDim.x - blockIdx.x) : G;
   const uint64_t first = static_cast<uint64_t>(blockIdx.x) * (n / V) + tid;
   const P* xp = reinterpret_cast<const P*>(src) + first;
   P x[G];
