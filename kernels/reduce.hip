@@ -8,11 +8,11 @@
 // per row, row = blockIdx.x (the kernels have no row-count parameter, so the grid must equal the
 // row count, as in candle); any block shape of at most 1024 threads, candle's (1,32,1) and 32/1024
 // included; rmsnorm/layernorm's `block_size` argument is accepted and the launch's real block size
-// is used. rope*: any grid (grid-stride over pairs). Every cross-lane step is a shuffle with an
-// explicit width; a block of a power-of-two size below the wave (32 threads on a 64-lane CDNA wave)
-// reduces with shuffles of that width, a block that is a multiple of the wave reduces per wave and
-// then through shared memory (norm rows of at most a pack a thread by pairs of blocks), any other
-// size through shared memory alone (docs/wavefront.md).
+// is used. rope*: any grid (the resident grid's threads loop over the pairs). Every cross-lane step
+// is a shuffle with an explicit width; a block of a power-of-two size below the wave (32 threads on
+// a 64-lane CDNA wave) reduces with shuffles of that width, a block that is a multiple of the wave
+// reduces per wave and then through shared memory (norm rows of at most a pack a thread by pairs of
+// blocks), any other size through shared memory alone (docs/wavefront.md).
 //
 // fast_* work split: the first blocks, those the multiprocessors hold at once
 // (tuning::kFastThreadsPerMP, at most tuning::kFastBlocks), each take one chunk of consecutive

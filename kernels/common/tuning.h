@@ -178,16 +178,16 @@ constexpr uint64_t kConvTMaxStride = 4;
 // its whole register file at 1024): their busy blocks; the rest of candle's grid leaves on its
 // index alone, since a block that reads the sizes first holds the registers the busy ones wait for.
 constexpr uint32_t kConvTThreadsPerMP = 1024;
-
-// ---------------------------------------------------------------------------------------------
-// Reductions (reduce.hip).
-
 // 1: avg_pool2d / max_pool2d's threads are those of the resident grid (elementwise.h), looping
 // over the outputs, and the rest of candle's grid leaves on its index; 0: every thread of the grid.
 #ifndef HKB_POOL_RESIDENT
 #define HKB_POOL_RESIDENT 1
 #endif
 constexpr bool kPoolResident = HKB_POOL_RESIDENT;
+
+// ---------------------------------------------------------------------------------------------
+// Reductions (reduce.hip).
+
 // 1: rope's threads are those of the resident grid (elementwise.h), looping over the pairs, and
 // the rest of candle's grid leaves on its index; 0: every thread of the grid, a pair each.
 #ifndef HKB_ROPE_RESIDENT

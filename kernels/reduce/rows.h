@@ -185,6 +185,7 @@ struct NormRow {
   HKB_DEVICE NormRow(const T* x_, T* y_, const T* alpha_, const T* beta_, uint64_t n_,
                      uint32_t tid_ = block_tid(), uint32_t nt_ = block_threads())
       : x(x_), y(y_), alpha(alpha_), beta(beta_), n(n_), tid(tid_), nt(nt_) {
+    // Four tests, not hkb::all_aligned as in norm_grouped: that form spilled rmsnorm_bf16 on sm_90.
     vec = n % V == 0 && hkb::is_aligned(x, 16) && hkb::is_aligned(y, 16) &&
           (alpha == nullptr || hkb::is_aligned(alpha, 16)) &&
           (beta == nullptr || hkb::is_aligned(beta, 16));
@@ -243,6 +244,7 @@ struct NormRow {
     const P* bp = reinterpret_cast<const P*>(beta);
     P* yp = reinterpret_cast<P*>(y);
     const uint64_t packs = n / V;
+    // A select a value, not pack_or as in norm_group: pack_or here spilled layernorm_f32 on sm_90.
     auto emit = [&](const P& p, uint64_t q) {
       P a, b, o;
       if (ap != nullptr) a = ap[q];
