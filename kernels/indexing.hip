@@ -280,20 +280,42 @@ __device__ void index_select(size_t numel, size_t num_dims, const size_t* info, 
   }
 }
 
+// gather: under candle's grid of an output a thread, the resident grid's threads loop over the
+// outputs (tuning::kGatherResident; the rest of the grid leaves on its index first), taking
+// tuning::kGatherBatch outputs a step: every id, then every source value, in flight together.
 template <typename I, typename T>
 __device__ void gather(size_t numel, const I* __restrict__ ids, const T* __restrict__ inp,
                        T* __restrict__ out, size_t left, size_t src_dim, size_t ids_dim,
                        size_t right) {
+  const hkb::UnitRange r = hkb::unit_a_thread_range<hkb::tuning::kGatherResident>();
+  if (r.begin == hkb::kIdle) return;
   uint64_t n = static_cast<uint64_t>(left) * ids_dim * right;
   if (numel < n) n = numel;
-  const uint64_t stride = hkb::grid_stride();
-  for (uint64_t i = hkb::global_thread_index(); i < n; i += stride) {
-    const DivMod row_r = hkb::divmod_inline(i, right);
-    const uint64_t left_i = hkb::divmod_inline(row_r.q, ids_dim).q;
-    T v{};  // all bits clear for every value dtype
-    uint64_t pos;
-    if (resolve(ids[i], src_dim, pos)) v = inp[(left_i * src_dim + pos) * right + row_r.r];
-    out[i] = v;
+  constexpr int B = hkb::tuning::kGatherBatch;
+  for (uint64_t i0 = r.begin; i0 < n; i0 += B * r.step) {
+    I id[B];
+#pragma unroll
+    for (int b = 0; b < B; ++b) {
+      const uint64_t i = i0 + b * r.step;
+      if (i < n) id[b] = ids[i];
+    }
+    T v[B];
+#pragma unroll
+    for (int b = 0; b < B; ++b) {
+      const uint64_t i = i0 + b * r.step;
+      v[b] = T{};  // all bits clear for every value dtype
+      uint64_t pos;
+      if (i < n && resolve(id[b], src_dim, pos)) {
+        const DivMod row_r = hkb::divmod_inline(i, right);
+        const uint64_t left_i = hkb::divmod_inline(row_r.q, ids_dim).q;
+        v[b] = inp[(left_i * src_dim + pos) * right + row_r.r];
+      }
+    }
+#pragma unroll
+    for (int b = 0; b < B; ++b) {
+      const uint64_t i = i0 + b * r.step;
+      if (i < n) out[i] = v[b];
+    }
   }
 }
 

@@ -302,6 +302,18 @@ constexpr int kIndexSelectUnits = HKB_IS_UNITS;
 // 1024-thread blocks of index_select resident per NVIDIA multiprocessor (32 registers a thread).
 constexpr int kIndexSelectBlocks = 2;
 
+// 1: gather's threads are those of the resident grid (elementwise.h), looping over the outputs,
+// and the rest of candle's grid leaves on its index; 0: every thread of the grid.
+#ifndef HKB_GATHER_RESIDENT
+#define HKB_GATHER_RESIDENT 1
+#endif
+constexpr bool kGatherResident = HKB_GATHER_RESIDENT;
+// Outputs a gather thread takes a step, their ids and then their source values all in flight.
+#ifndef HKB_GATHER_BATCH
+#define HKB_GATHER_BATCH 2
+#endif
+constexpr int kGatherBatch = HKB_GATHER_BATCH;
+
 // ---------------------------------------------------------------------------------------------
 // Sort (sort.hip, sort/).
 
