@@ -184,6 +184,11 @@ constexpr uint32_t kConvTThreadsPerMP = 1024;
 #define HKB_POOL_RESIDENT 1
 #endif
 constexpr bool kPoolResident = HKB_POOL_RESIDENT;
+// Outputs of a 2 x 2 window a pool thread takes a step, all their loads in flight together.
+#ifndef HKB_POOL_BATCH
+#define HKB_POOL_BATCH 2
+#endif
+constexpr int kPoolBatch = HKB_POOL_BATCH;
 
 // ---------------------------------------------------------------------------------------------
 // Reductions (reduce.hip).

@@ -1,4 +1,4 @@
-// avg_pool2d and max_pool2d: one output a thread (grid-stride).
+// avg_pool2d and max_pool2d: the resident grid's threads loop over the outputs.
 #pragma once
 
 #include "common.h"
@@ -99,6 +99,27 @@ HKB_DEVICE T combine_window(const T (&v)[N], double inv) {
   return acc.result(inv);
 }
 
+// The common 2 x 2 window: tuning::kPoolBatch outputs a step, every load of them in flight before
+// the first store.
+template <typename T, bool kMax, typename Source>
+HKB_DEVICE void pool_2x2(hkb::UnitRange r, uint64_t n, const Source& source, uint32_t sx,
+                         uint32_t sy, T* dst, double inv) {
+  constexpr int B = hkb::tuning::kPoolBatch;
+  for (uint64_t i0 = r.begin; i0 < n; i0 += B * r.step) {
+    T v[B][4];
+#pragma unroll
+    for (int b = 0; b < B; ++b) {
+      const uint64_t i = i0 + b * r.step;
+      if (i < n) load_window<2, 2>(source(static_cast<uint32_t>(i)), sx, sy, v[b]);
+    }
+#pragma unroll
+    for (int b = 0; b < B; ++b) {
+      const uint64_t i = i0 + b * r.step;
+      if (i < n) dst[i] = combine_window<T, kMax>(v[b], inv);
+    }
+  }
+}
+
 // One output a thread. Windows never leave the input: the last starts at w_stride * (w_out - 1),
 // at most w_in - w_k.
 template <typename T, bool kMax>
@@ -128,16 +149,13 @@ __device__ void pool2d(uint64_t w_k, uint64_t h_k, uint64_t w_stride, uint64_t h
       return src + (b * static_cast<uint32_t>(st0) + ch * static_cast<uint32_t>(st1) + ow * step_x +
                     oh * step_y);
     };
+    if (w_k == 2 && h_k == 2) {
+      pool_2x2<T, kMax>(r, p.n, source, sx, sy, dst, inv);
+      return;
+    }
     for (uint64_t i = r.begin; i < p.n; i += r.step) {
-      const T* s = source(static_cast<uint32_t>(i));
-      if (w_k == 2 && h_k == 2) {  // the common window: compile-time, all loads in flight
-        T v[4];
-        load_window<2, 2>(s, sx, sy, v);
-        dst[i] = combine_window<T, kMax>(v, inv);
-      } else {
-        dst[i] = pool_window<T, kMax>(s, static_cast<uint32_t>(w_k), static_cast<uint32_t>(h_k), sx,
-                                      sy, inv);
-      }
+      dst[i] = pool_window<T, kMax>(source(static_cast<uint32_t>(i)), static_cast<uint32_t>(w_k),
+                                    static_cast<uint32_t>(h_k), sx, sy, inv);
     }
     return;
   }

@@ -406,6 +406,7 @@ const std::vector<PoolCase> kPoolCases = {
     {2, 2, 9, 11, 2, 3, 3, 4},  // stride above the kernel
     {1, 1, 5, 5, 1, 1, 1, 1},   // 1x1: a copy
     {1, 3, 6, 4, 6, 4, 1, 1},   // the whole plane
+    {2, 2, 6, 7, 2, 2, 1, 1},   // overlapping 2x2 windows along both dims, odd width
 };
 
 template <typename T>
@@ -448,11 +449,11 @@ TYPED_TEST(ConvTest, MaxPool2d) {
 }
 
 // Under candle's grid of an output a thread, more outputs than the threads the resident blocks
-// hold (their loop takes several steps), strided input included.
+// hold (their loop takes several steps of kPoolBatch outputs), strided input included.
 TYPED_TEST(ConvTest, Pool2dLargeUnderCandleGrid) {
   using T = TypeParam;
-  check_pool<T>(*this, true, {2, 16, 256, 250, 2, 2, 2, 2}, Kind::Contiguous, nullptr);
-  check_pool<T>(*this, false, {2, 16, 256, 250, 2, 2, 2, 2}, Kind::ChannelsLast, nullptr);
+  check_pool<T>(*this, true, {2, 16, 512, 250, 2, 2, 2, 2}, Kind::Contiguous, nullptr);
+  check_pool<T>(*this, false, {2, 16, 512, 250, 2, 2, 2, 2}, Kind::ChannelsLast, nullptr);
 }
 
 // 2x2 windows of a 4x4 plane: all NaN; NaN with numbers; all -inf; -inf with numbers. f32/f64
