@@ -254,6 +254,12 @@ constexpr bool kFastPresum = HKB_FAST_PRESUM != 0;
 #define HKB_FAST_DEPTH_NARROW 1
 #endif
 constexpr int kFastDepthNarrow = HKB_FAST_DEPTH_NARROW;
+// 1: fast_min / fast_max of f16 / bf16 compare the packed-row path's values two a word as 16-bit
+// keys (HalfKeyExtremeOp); 0: one at a time, widened (KeyExtremeOp).
+#ifndef HKB_FAST_HALF_KEYS
+#define HKB_FAST_HALF_KEYS 1
+#endif
+constexpr bool kFastHalfKeys = HKB_FAST_HALF_KEYS;
 // 16-byte loads a thread has in flight in the row loops of softmax and the norms.
 constexpr int kRowUnroll = 4;
 // The same in softmax's write pass over 2-byte values: four packs are 32 exps in flight, which

@@ -65,6 +65,17 @@ HKB_DEVICE void add_pack(const Op& op, typename Op::State& st, const hkb::Pack<T
   }
 }
 
+// The pack's values as 32-bit words of two (HalfKeyExtremeOp).
+template <typename T, bool kMax, int V>
+HKB_DEVICE void add_pack(const HalfKeyExtremeOp<T, kMax>& op,
+                         typename HalfKeyExtremeOp<T, kMax>::State& st, const hkb::Pack<T, V>& p,
+                         uint32_t) {
+  uint32_t w[V / 2];
+  __builtin_memcpy(w, &p, sizeof(w));
+#pragma unroll
+  for (int k = 0; k < V / 2; ++k) op.add_word(st, w[k]);
+}
+
 // Rows [first, first + rows) of a contiguous, 16-byte aligned layout whose rows are P whole
 // packs. seg threads (a power of two dividing nt and P, or P itself below nt) share a row, each
 // reading P / seg of its packs; a pass is nt / seg rows side by side. Item (pass, k) of thread tid
@@ -267,8 +278,16 @@ __device__ void fast_extreme(size_t src_numel, size_t group, size_t nd, const si
   using A = acc_t<T>;
   if constexpr (kKeyed<T>) {
     const KeyExtremeOp<kMax> op{hkb::float_order_key(kMax ? lowest<T>() : highest<T>())};
-    fast_reduce(src_numel, group, nd, info, src, op, op,
-                [dst](uint64_t o, int32_t r) { dst[o] = hkb::from_acc<T>(hkb::key_float(r)); });
+    const auto store = [dst](uint64_t o, int32_t r) {
+      dst[o] = hkb::from_acc<T>(hkb::key_float(r));
+    };
+    if constexpr (sizeof(T) == 2 && hkb::tuning::kFastHalfKeys) {
+      const auto packed_op =
+          HalfKeyExtremeOp<T, kMax>::make(hkb::from_acc<T>(kMax ? lowest<T>() : highest<T>()));
+      fast_reduce(src_numel, group, nd, info, src, op, packed_op, store);
+    } else {
+      fast_reduce(src_numel, group, nd, info, src, op, op, store);
+    }
   } else {
     const ExtremeOp<A, kMax> op{kMax ? lowest<T>() : highest<T>()};
     fast_reduce(src_numel, group, nd, info, src, op, op,

@@ -130,6 +130,48 @@ struct KeyExtremeOp {
   HKB_DEVICE V combine(V a, V b) const { return FloatKey<kMax>::beats(b, a) ? b : a; }
 };
 
+// min / max of 16-bit floats (f16, bf16) over whole packs (reduce_packed_rows): the two values of
+// a 32-bit word as two 16-bit order keys, compared lane-wise (hkb::max_s16x2: one instruction for
+// two values, where KeyExtremeOp widens each and tests it for NaN), beside the words' largest
+// magnitudes, which tell at the end whether a NaN was seen (its magnitude exceeds every number's).
+// finish() gives KeyExtremeOp's key, so both combine alike.
+template <typename T, bool kMax>
+struct HalfKeyExtremeOp {
+  static_assert(sizeof(T) == 2, "16-bit floats");
+  using V = int32_t;
+  struct State {
+    uint32_t keys, mags;
+  };
+  static constexpr bool kPresum = false;
+  // The largest magnitude that is not a NaN: infinity's bits.
+  static constexpr uint32_t kInf = std::is_same<T, hkb::bf16>::value ? 0x7F80u : 0x7C00u;
+  uint32_t neutral;  // the neutral value's 16-bit key in both halves
+  HKB_DEVICE static uint32_t keys_of(uint32_t w) {
+    return w ^ (((w >> 15) & 0x00010001u) * 0x7FFFu);  // half_order_key (dtypes.h) lane-wise
+  }
+  HKB_DEVICE static HalfKeyExtremeOp make(T neutral_value) {
+    uint16_t b;
+    __builtin_memcpy(&b, &neutral_value, 2);
+    return {keys_of(b * 0x00010001u)};
+  }
+  HKB_DEVICE V identity() const { return finish(init()); }
+  HKB_DEVICE State init() const { return {neutral, 0u}; }
+  HKB_DEVICE void add_word(State& st, uint32_t w) const {
+    const uint32_t k = keys_of(w);
+    st.keys = kMax ? hkb::max_s16x2(st.keys, k) : hkb::min_s16x2(st.keys, k);
+    st.mags = hkb::max_u16x2(st.mags, w & 0x7FFF7FFFu);
+  }
+  HKB_DEVICE V finish(State st) const {
+    if ((st.mags & 0xFFFFu) > kInf || (st.mags >> 16) > kInf) return FloatKey<kMax>::kNan;
+    const int32_t lo = static_cast<int16_t>(st.keys & 0xFFFFu);
+    const int32_t hi = static_cast<int16_t>(st.keys >> 16);
+    const int32_t k = FloatKey<kMax>::beats(hi, lo) ? hi : lo;
+    const T t{static_cast<uint16_t>(k ^ ((k >> 31) & 0x7FFF))};
+    return hkb::float_order_key(hkb::widen(t));
+  }
+  HKB_DEVICE V combine(V a, V b) const { return FloatKey<kMax>::beats(b, a) ? b : a; }
+};
+
 // add() takes a thread's values of one group in increasing index (every traversal of fast.h does),
 // so a strictly better key alone replaces the state and the first index among equals stays.
 template <bool kMax, typename I>

@@ -304,6 +304,19 @@ TYPED_TEST(ReduceFastFloatTest, SpecialValues) {
   const auto specials = gpu_test::special_values<T>();
   for (size_t i = 0; i < mixed.size(); i += 97) mixed[i] = from<T>(specials[i % specials.size()]);
   this->check(mixed, Layout::contiguous({8, 333}), {1}, {}, "sprinkled specials");
+  // The same over whole packs (the packed-row path), finite values only, negated in odd rows (a
+  // row's sum may overflow, but to one infinity): the largest, the subnormals and the zeros decide
+  // min and max.
+  std::vector<double> numbers;
+  for (double v : specials) {
+    if (std::isfinite(v)) numbers.push_back(v);
+  }
+  std::vector<T> packed = this->random(8 * 1024);
+  for (size_t i = 0; i < packed.size(); i += 61) {
+    const double v = numbers[i % numbers.size()];
+    packed[i] = from<T>((i / 1024) % 2 == 1 ? -v : v);
+  }
+  this->check(packed, Layout::contiguous({8, 1024}), {1}, {}, "sprinkled numbers, whole packs");
 }
 
 // f32 sums against an f64 reference for n from 1 to 2^24, positive data (the worst case for
