@@ -3,18 +3,22 @@
 # toolkit but none of Debian's -dev packages: those come as .deb files in .deps/ (fetch them on a
 # Debian 12 machine with tools/fetch-deps.sh) and are unpacked into /opt/deps.
 #
-#   tools/gpu-test.sh [--bench] [--filter GTEST_FILTER] [--modules "a;b"]
+#   tools/gpu-test.sh [--bench] [--build-only] [--filter GTEST_FILTER] [--modules "a;b"]
+#
+# --build-only stops after the build (a tree for bench/tune.sh when the tests ran before).
 #
 # Writes logs to $OUT (or build/nvidia/logs) and prints a summary last.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 bench=0
+build_only=0
 filter='*'
 modules=''
 while [ $# -gt 0 ]; do
   case "$1" in
     --bench) bench=1 ;;
+    --build-only) build_only=1 ;;
     --filter) filter="$2"; shift ;;
     --modules) modules="$2"; shift ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
@@ -40,6 +44,10 @@ if ! cmake --build build/nvidia -j"$(nproc)" > "$logs/build.log" 2>&1; then
   exit 1
 fi
 set +e
+if [ "$build_only" = 1 ]; then
+  echo "built build/nvidia (modules: ${modules:-all}); no tests run"
+  exit 0
+fi
 summary=()
 build/nvidia/tools/hkb doctor 2>&1 | tee "$logs/doctor.log" | tail -20
 summary+=("doctor: rc ${PIPESTATUS[0]}")
