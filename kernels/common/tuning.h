@@ -272,6 +272,12 @@ constexpr int kSoftmaxNarrowDepth = 2;
 #endif
 constexpr int kSoftmaxRun = HKB_SOFTMAX_RUN;
 static_assert(kSoftmaxRun == 1 || kSoftmaxRun == 2 || kSoftmaxRun == 4, "softmax runs of 1, 2, 4");
+// 1: a softmax row of at most a 16-byte pack a thread stays in registers between the reduction
+// and the write (read once); 0: it is read again like longer rows.
+#ifndef HKB_SOFTMAX_HELD
+#define HKB_SOFTMAX_HELD 1
+#endif
+constexpr bool kSoftmaxHeld = HKB_SOFTMAX_HELD;
 // Longer rows: only the waves a row fills with one pack a thread take it, the block's other waves
 // leave at once (more rows in flight when a row has fewer packs than the block has threads); 0
 // keeps the whole block, 2 trims only where at least half of the block leaves.

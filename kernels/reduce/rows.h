@@ -107,25 +107,47 @@ __device__ void softmax(const T* src, T* dst, int n_cols) {
   T* y = dst + blockIdx.x * n;
   constexpr bool kFast = hkb::is_reduced_float<T>::value;
   using Op = SoftmaxOp<A, kFast>;
+  constexpr int V = 16 / sizeof(T);
+  using P = hkb::Pack<T, V>;
   SoftmaxPart<A> st = Op{}.identity();
   auto add = [&](const auto& v) { Op::add_run(st, v); };
-  visit_packs<kUnroll, false>(
-      x, n, tid, nt,
-      [&](const auto& p, uint64_t) {
-        constexpr int kRun = hkb::tuning::kSoftmaxRun;
-        constexpr int kN = sizeof(p.v) / sizeof(T), kR = kN < kRun ? kN : kRun;
+  const auto add_pack = [&](const P& p, uint64_t) {
+    constexpr int kRun = hkb::tuning::kSoftmaxRun;
+    constexpr int kR = V < kRun ? V : kRun;
 #pragma unroll
-        for (int h = 0; h < kN; h += kR) {
-          A v[kR];
+    for (int h = 0; h < V; h += kR) {
+      A v[kR];
 #pragma unroll
-          for (int k = 0; k < kR; ++k) v[k] = hkb::widen(p.v[h + k]);
-          add(v);
-        }
-      },
-      [&](T x1, uint64_t) {
-        const A v[1] = {hkb::widen(x1)};
-        add(v);
-      });
+      for (int k = 0; k < kR; ++k) v[k] = hkb::widen(p.v[h + k]);
+      add(v);
+    }
+  };
+  // A row of at most a 16-byte pack a thread, whole and aligned (uniform in the block): each
+  // thread keeps its pack in registers and writes from them, so the row is read once. The same
+  // operations in the same order as the two passes below.
+  if (hkb::tuning::kSoftmaxHeld && n % V == 0 && n / V <= nt && hkb::all_aligned(16, x, y)) {
+    const bool mine = tid < n / V;
+    P p{};
+    if (mine) {
+      p = reinterpret_cast<const P*>(x)[tid];
+      add_pack(p, 0);
+    }
+    const SoftmaxPart<A> row = block_reduce(st, Op{});
+    if (mine) {
+      const A inv = A(1) / row.sum;
+      P o;
+#pragma unroll
+      for (int k = 0; k < V; ++k) {
+        o.v[k] = hkb::narrow<T>(softmax_exp<kFast>(hkb::widen(p.v[k]) - row.max) * inv);
+      }
+      reinterpret_cast<P*>(y)[tid] = o;
+    }
+    return;
+  }
+  visit_packs<kUnroll, false>(x, n, tid, nt, add_pack, [&](T x1, uint64_t) {
+    const A v[1] = {hkb::widen(x1)};
+    add(v);
+  });
   const SoftmaxPart<A> row = block_reduce(st, Op{});
   const A inv = A(1) / row.sum;
   const A m = row.max;

@@ -85,12 +85,51 @@ class SoftmaxTest : public GpuTest {
   static hkb::LaunchConfig candle(size_t rows) {
     return hkb::LaunchConfig::make(static_cast<uint32_t>(rows), 1, 1, 1, 32, 1);
   }
+  // SoftmaxTest.SpecialRows at one width.
+  void special_rows(int cols) {
+    SCOPED_TRACE("cols " + std::to_string(cols));
+    const double big = std::is_same_v<T, hkb::f16> ? 60000.0
+                       : std::is_same_v<T, double> ? 1e300
+                                                   : 3e38;
+    std::vector<std::vector<double>> rows;
+    std::uniform_real_distribution<double> u(-4, 4);
+    auto random_row = [&] {
+      std::vector<double> r(cols);
+      for (auto& v : r) v = u(rng());
+      return r;
+    };
+    auto r0 = random_row();
+    for (int j = 0; j < cols; j += 3) r0[j] = big - j;  // overflow unless shifted
+    rows.push_back(r0);
+    auto r1 = random_row();
+    for (int j = 0; j < cols; j += 3) r1[j] = -big;  // exp underflows to exactly 0
+    rows.push_back(r1);
+    auto r2 = random_row();
+    r2[5] = r2[50] = -INFINITY;
+    rows.push_back(r2);
+    auto r3 = random_row();
+    r3[77] = NAN;
+    rows.push_back(r3);
+    auto r4 = random_row();
+    r4[12] = INFINITY;
+    rows.push_back(r4);
+    rows.push_back(std::vector<double>(cols, -INFINITY));
+    std::vector<double> r6(cols, -INFINITY);
+    r6[99] = 3.0;  // a single finite entry: 1 there, 0 elsewhere
+    rows.push_back(r6);
+    std::vector<T> x;
+    for (const auto& r : rows) {
+      for (double v : r) x.push_back(from<T>(v));
+    }
+    check(x, rows.size(), cols, candle(rows.size()));
+    check(x, rows.size(), cols, hkb::LaunchConfig::make(rows.size(), 1, 1, 1024, 1, 1));
+  }
 };
 TYPED_TEST_SUITE(SoftmaxTest, FloatTypes);
 
 TYPED_TEST(SoftmaxTest, RowWidths) {
   using T = TypeParam;
-  for (int cols : {1, 31, 32, 33, 1023, 1024, 1025, 65537}) {
+  for (int cols : {1, 31, 32, 33, 128, 256, 1023, 1024, 1025, 65537}) {
     const size_t rows = cols > 4096 ? 2 : 5;
     this->check(gpu_test::random_vector<T>(this->rng(), rows * cols), rows, cols,
                 this->candle(rows));
@@ -110,45 +149,10 @@ TYPED_TEST(SoftmaxTest, OtherBlockShapesAndInPlace) {
 }
 
 // Huge magnitudes (exp would overflow without subtracting the max), -inf entries (exactly 0), and
-// rows that must come out NaN: a NaN entry, a +inf entry, only -inf.
+// rows that must come out NaN: a NaN entry, a +inf entry, only -inf. 128 columns are whole packs
+// of every type (the rows a thread holds in registers under candle's 32 threads); 100 are for f32.
 TYPED_TEST(SoftmaxTest, SpecialRows) {
-  using T = TypeParam;
-  const double big = std::is_same_v<T, hkb::f16> ? 60000.0
-                     : std::is_same_v<T, double> ? 1e300
-                                                 : 3e38;
-  const int cols = 100;
-  std::vector<std::vector<double>> rows;
-  std::uniform_real_distribution<double> u(-4, 4);
-  auto random_row = [&] {
-    std::vector<double> r(cols);
-    for (auto& v : r) v = u(this->rng());
-    return r;
-  };
-  auto r0 = random_row();
-  for (int j = 0; j < cols; j += 3) r0[j] = big - j;  // overflow unless shifted
-  rows.push_back(r0);
-  auto r1 = random_row();
-  for (int j = 0; j < cols; j += 3) r1[j] = -big;  // exp underflows to exactly 0
-  rows.push_back(r1);
-  auto r2 = random_row();
-  r2[5] = r2[50] = -INFINITY;
-  rows.push_back(r2);
-  auto r3 = random_row();
-  r3[77] = NAN;
-  rows.push_back(r3);
-  auto r4 = random_row();
-  r4[12] = INFINITY;
-  rows.push_back(r4);
-  rows.push_back(std::vector<double>(cols, -INFINITY));
-  std::vector<double> r6(cols, -INFINITY);
-  r6[99] = 3.0;  // a single finite entry: 1 there, 0 elsewhere
-  rows.push_back(r6);
-  std::vector<T> x;
-  for (const auto& r : rows) {
-    for (double v : r) x.push_back(from<T>(v));
-  }
-  this->check(x, rows.size(), cols, this->candle(rows.size()));
-  this->check(x, rows.size(), cols, hkb::LaunchConfig::make(rows.size(), 1, 1, 1024, 1, 1));
+  for (const int cols : {100, 128}) this->special_rows(cols);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -229,7 +233,7 @@ class NormTest : public GpuTest {
 TYPED_TEST_SUITE(NormTest, FloatTypes);
 
 TYPED_TEST(NormTest, RowWidths) {
-  for (int cols : {1, 31, 32, 33, 1023, 1024, 1025, 65537}) {
+  for (int cols : {1, 31, 32, 33, 128, 256, 1023, 1024, 1025, 65537}) {
     const size_t rows = cols > 4096 ? 2 : 5;
     this->check(false, rows, cols, true, false);
     this->check(true, rows, cols, true, true);
