@@ -215,6 +215,27 @@ struct Row {
   double seconds;
 };
 
+// hkb_memcpy_dtod moving `bytes` (read + written), its buffers rotated like a case of that size:
+// what a copy as short as a kernel reaches (the launch and the ramp weigh on both), a nearer
+// ceiling for a short kernel than the large copy. Timed and filtered with `kernel`'s cases.
+inline Row copy_row(const hkb::Device& dev, const std::string& kernel, double bytes) {
+  const size_t half = static_cast<size_t>(bytes / 2);
+  struct Set {
+    hkb::DeviceBuffer<uint8_t> from, to;
+  };
+  const auto sets = make_sets<Set>(bytes, [&] {
+    Set s{dev.alloc<uint8_t>(half), dev.alloc<uint8_t>(half)};
+    fill(dev, s.from, 1);
+    return s;
+  });
+  current_kernel() = kernel;
+  const double s = time_sets(dev, sets.size(), [&](size_t i) {
+    hkb::check(hkb_memcpy_dtod(dev.get(), sets[i].to.ptr(), sets[i].from.ptr(), half));
+  });
+  const std::string mib = std::to_string(static_cast<long long>(std::lround(bytes / (1 << 20))));
+  return {"copy moving " + mib + " MiB (" + kernel + "'s bytes)", 2.0 * half, s};
+}
+
 // An input of an elementwise case: `count` elements of `elem_bytes`, every byte `fill`.
 struct Operand {
   size_t elem_bytes;
