@@ -146,6 +146,9 @@ TYPED_TEST(SoftmaxTest, OtherBlockShapesAndInPlace) {
   }
   this->check(x, rows, cols, hkb::LaunchConfig::make(rows, 1, 1, 2, 16, 1));
   this->check(x, rows, cols, this->candle(rows), true);
+  // In place where each of candle's 32 threads holds its pack in registers.
+  this->check(gpu_test::random_vector<T>(this->rng(), rows * 128), rows, 128, this->candle(rows),
+              true);
 }
 
 // Huge magnitudes (exp would overflow without subtracting the max), -inf entries (exactly 0), and
