@@ -3,7 +3,8 @@
 // for_num_elems over the 2^25 outputs). Bytes counted: the rows read plus the rows written (ids
 // are noise). A second row per dtype launches one thread per 16-byte word instead of one per
 // element, to show what candle's grid (three quarters of its threads idle here) costs. index_add
-// is the embedding's backward shape: dst rows are read and written once per id, src read once.
+// is the embedding's backward shape: dst rows are read and written once per id, src read once;
+// scatter_add the same with ids as large as the source.
 // gather along the last dim of an 8192 x 8192 source with 8192 x 8192 i64 ids (a top-k's or a
 // loss's gather): ids, outputs and one source element per output counted.
 #include "bench_common.hpp"
@@ -75,6 +76,30 @@ bench::Row index_add_row(const hkb::Device& dev, const std::string& kernel,
   return {kernel + " 32000x4096 += 8192 rows", bytes, s};
 }
 
+// scatter_add of the same shape: ids as large as the source (the embedding's id repeated along
+// each row), so ids count as read bytes too.
+bench::Row scatter_add_row(const hkb::Device& dev, const std::vector<uint32_t>& ids_host) {
+  std::vector<uint32_t> wide(kIds * kHidden);
+  for (size_t i = 0; i < kIds; ++i) {
+    std::fill(wide.begin() + i * kHidden, wide.begin() + (i + 1) * kHidden, ids_host[i]);
+  }
+  const double bytes = kIds * kHidden * (3.0 * sizeof(float) + sizeof(uint32_t));
+  const auto sets = index_sets<float>(dev, bytes);
+  auto ids = dev.upload(wide);
+  const auto cfg = bench::candle_grid(kHidden);
+  const hkb::Function fn = bench::function(dev, "sa_u32_f32");
+  const double s = bench::time_sets(
+      dev, sets.size(),
+      [&](size_t i) {
+        hkb::LaunchArgs args;
+        args.arg(ids.ptr()).arg(sets[i].rows.ptr()).arg(sets[i].table.ptr());
+        args.arg(size_t{1}).arg(kIds).arg(kVocab).arg(kHidden);
+        fn.launch(cfg, args);
+      },
+      5, 5);
+  return {"sa_u32_f32 32000x4096 += 8192 rows", bytes, s};
+}
+
 bench::Row gather_row(const hkb::Device& dev, const std::vector<int64_t>& ids_host) {
   constexpr size_t kSide = 8192, numel = kSide * kSide;
   struct Set {
@@ -113,6 +138,7 @@ int main() {
     report.add(index_select_row<uint32_t, hkb::bf16>(dev, "is_u32_bf16", ids32, false));
     report.add(index_select_row<uint32_t, hkb::bf16>(dev, "is_u32_bf16", ids32, true));
     report.add(index_add_row<uint32_t, float>(dev, "ia_u32_f32", ids32));
+    report.add(scatter_add_row(dev, ids32));
     std::vector<int64_t> gather_ids(size_t{8192} * 8192);
     for (auto& id : gather_ids) id = static_cast<int64_t>(rng() % 8192);
     report.add(gather_row(dev, gather_ids));
