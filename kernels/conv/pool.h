@@ -120,8 +120,9 @@ HKB_DEVICE void pool_2x2(hkb::UnitRange r, uint64_t n, const Source& source, uin
   }
 }
 
-// One output a thread. Windows never leave the input: the last starts at w_stride * (w_out - 1),
-// at most w_in - w_k.
+// The outputs of the resident grid's threads, each a step apart (2 x 2 windows kPoolBatch at a
+// time). Windows never leave the input: the last starts at w_stride * (w_out - 1), at most
+// w_in - w_k.
 template <typename T, bool kMax>
 __device__ void pool2d(uint64_t w_k, uint64_t h_k, uint64_t w_stride, uint64_t h_stride,
                        const size_t* info, const T* src, T* dst) {
