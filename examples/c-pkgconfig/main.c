@@ -44,7 +44,8 @@ int main(void) {
   void* args[] = {&n, &nd, &info, &in, &out, &mul, &add};
   size_t sizes[] = {8, 8, 8, 8, 8, 4, 4};
   hkb_launch_config cfg = hkb_launch_config_for_num_elems(N);
-  if ((s = hkb_launch(fn, &cfg, NULL, args, sizes, 7)) != HKB_SUCCESS) return failed("hkb_launch", s);
+  if ((s = hkb_launch(fn, &cfg, NULL, args, sizes, 7)) != HKB_SUCCESS)
+    return failed("hkb_launch", s);
   if ((s = hkb_memcpy_dtoh(ctx, host, out, sizeof host)) != HKB_SUCCESS)
     return failed("hkb_memcpy_dtoh", s);
   for (int i = 0; i < N; ++i) {
