@@ -255,9 +255,9 @@ HKB_DEVICE uint64_t udiv64(uint64_t a, uint64_t d) {
 
 // Lane-wise max / min of the two 16-bit halves of 32-bit words, signed (s16x2) or unsigned
 // (u16x2): one instruction on sm_90 (max.s16x2) and on gfx9 / gfx10 (v_pk_max_i16).
-#if defined(HKB_PLATFORM_CPU)
 template <typename H, bool kMax>
 HKB_DEVICE uint32_t lanes16(uint32_t a, uint32_t b) {
+#if defined(HKB_PLATFORM_CPU)
   uint32_t r = 0;
   for (int s = 0; s < 32; s += 16) {
     const H x = static_cast<H>(a >> s), y = static_cast<H>(b >> s);
@@ -265,36 +265,27 @@ HKB_DEVICE uint32_t lanes16(uint32_t a, uint32_t b) {
          << s;
   }
   return r;
-}
 #elif defined(HKB_PLATFORM_AMD)
-template <typename H, bool kMax>
-HKB_DEVICE uint32_t lanes16(uint32_t a, uint32_t b) {
   typedef H H2 __attribute__((ext_vector_type(2)));
   const H2 x = __builtin_bit_cast(H2, a), y = __builtin_bit_cast(H2, b);
   return __builtin_bit_cast(
       uint32_t, kMax ? __builtin_elementwise_max(x, y) : __builtin_elementwise_min(x, y));
-}
-#endif
-HKB_DEVICE uint32_t max_s16x2(uint32_t a, uint32_t b) {
-#if defined(HKB_PLATFORM_NVIDIA)
-  return __vmaxs2(a, b);
 #else
-  return lanes16<int16_t, true>(a, b);
+  if constexpr (static_cast<H>(-1) < 0) {
+    return kMax ? __vmaxs2(a, b) : __vmins2(a, b);
+  } else {
+    return kMax ? __vmaxu2(a, b) : __vminu2(a, b);
+  }
 #endif
+}
+HKB_DEVICE uint32_t max_s16x2(uint32_t a, uint32_t b) {
+  return lanes16<int16_t, true>(a, b);
 }
 HKB_DEVICE uint32_t min_s16x2(uint32_t a, uint32_t b) {
-#if defined(HKB_PLATFORM_NVIDIA)
-  return __vmins2(a, b);
-#else
   return lanes16<int16_t, false>(a, b);
-#endif
 }
 HKB_DEVICE uint32_t max_u16x2(uint32_t a, uint32_t b) {
-#if defined(HKB_PLATFORM_NVIDIA)
-  return __vmaxu2(a, b);
-#else
   return lanes16<uint16_t, true>(a, b);
-#endif
 }
 
 // Block-wide barrier (same spelling on both vendors; named here so kernels never spell a vendor).

@@ -277,13 +277,13 @@ __device__ void fast_extreme(size_t src_numel, size_t group, size_t nd, const si
                              const T* src, T* dst) {
   using A = acc_t<T>;
   if constexpr (kKeyed<T>) {
-    const KeyExtremeOp<kMax> op{hkb::float_order_key(kMax ? lowest<T>() : highest<T>())};
+    const A neutral = kMax ? lowest<T>() : highest<T>();
+    const KeyExtremeOp<kMax> op{hkb::float_order_key(neutral)};
     const auto store = [dst](uint64_t o, int32_t r) {
       dst[o] = hkb::from_acc<T>(hkb::key_float(r));
     };
     if constexpr (sizeof(T) == 2 && hkb::tuning::kFastHalfKeys) {
-      const auto packed_op =
-          HalfKeyExtremeOp<T, kMax>::make(hkb::from_acc<T>(kMax ? lowest<T>() : highest<T>()));
+      const auto packed_op = HalfKeyExtremeOp<T, kMax>::make(hkb::from_acc<T>(neutral));
       fast_reduce(src_numel, group, nd, info, src, op, packed_op, store);
     } else {
       fast_reduce(src_numel, group, nd, info, src, op, op, store);

@@ -152,7 +152,7 @@ struct HalfKeyExtremeOp {
   HKB_DEVICE static HalfKeyExtremeOp make(T neutral_value) {
     uint16_t b;
     __builtin_memcpy(&b, &neutral_value, 2);
-    return {keys_of(b * 0x00010001u)};
+    return {static_cast<uint16_t>(hkb::half_order_key(b)) * 0x00010001u};
   }
   HKB_DEVICE V identity() const { return finish(init()); }
   HKB_DEVICE State init() const { return {neutral, 0u}; }
@@ -166,7 +166,7 @@ struct HalfKeyExtremeOp {
     const int32_t lo = static_cast<int16_t>(st.keys & 0xFFFFu);
     const int32_t hi = static_cast<int16_t>(st.keys >> 16);
     const int32_t k = FloatKey<kMax>::beats(hi, lo) ? hi : lo;
-    const T t{static_cast<uint16_t>(k ^ ((k >> 31) & 0x7FFF))};
+    const T t{static_cast<uint16_t>(hkb::half_order_key(static_cast<uint16_t>(k)))};  // inverse
     return hkb::float_order_key(hkb::widen(t));
   }
   HKB_DEVICE V combine(V a, V b) const { return FloatKey<kMax>::beats(b, a) ? b : a; }

@@ -96,6 +96,12 @@ HKB_DEVICE void map_row_reverse(const T* x, T* y, uint64_t n, uint32_t tid, uint
 // ---------------------------------------------------------------------------------------------
 // softmax over rows of n_cols contiguous elements, one block per row.
 
+// One output of a row whose max is m and whose sum of exponentials is 1 / inv.
+template <bool kFast, typename T, typename A>
+HKB_DEVICE T softmax_out(T v, A m, A inv) {
+  return hkb::narrow<T>(softmax_exp<kFast>(hkb::widen(v) - m) * inv);
+}
+
 template <typename T>
 __device__ void softmax(const T* src, T* dst, int n_cols) {
   using A = hkb::compute_t<T>;
@@ -138,7 +144,7 @@ __device__ void softmax(const T* src, T* dst, int n_cols) {
       P o;
 #pragma unroll
       for (int k = 0; k < V; ++k) {
-        o.v[k] = hkb::narrow<T>(softmax_exp<kFast>(hkb::widen(p.v[k]) - row.max) * inv);
+        o.v[k] = softmax_out<kFast>(p.v[k], row.max, inv);
       }
       reinterpret_cast<P*>(y)[tid] = o;
     }
@@ -152,9 +158,7 @@ __device__ void softmax(const T* src, T* dst, int n_cols) {
   const A inv = A(1) / row.sum;
   const A m = row.max;
   constexpr int kDepth = sizeof(T) == 2 ? hkb::tuning::kSoftmaxNarrowDepth : kUnroll;
-  map_row_reverse<kDepth>(x, y, n, tid, nt, [&](T v) {
-    return hkb::narrow<T>(softmax_exp<kFast>(hkb::widen(v) - m) * inv);
-  });
+  map_row_reverse<kDepth>(x, y, n, tid, nt, [&](T v) { return softmax_out<kFast>(v, m, inv); });
 }
 
 // ---------------------------------------------------------------------------------------------
