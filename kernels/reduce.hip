@@ -54,10 +54,11 @@
 //   zero half-width writes nothing. stride_b != 0 selects per-batch cos/sin tables: batch =
 //   (2 * pair) / stride_b, table offset batch * td/2 (rope_i, rope) or batch * t*d/2 (rope_thd).
 //
-// Layout: the ops live in reduce/ (fast.h, scatter.h, rows.h, rope.h over block.h and ops.h); this
-// file holds the entry points.
+// Layout: the ops live in reduce/ (fast.h, scatter.h, rows.h: softmax, norm.h, rope.h, over block.h
+// and ops.h); this file holds the entry points.
 #include "common/dtype_lists.h"
 #include "reduce/fast.h"
+#include "reduce/norm.h"
 #include "reduce/rope.h"
 #include "reduce/rows.h"
 #include "reduce/scatter.h"

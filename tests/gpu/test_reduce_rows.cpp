@@ -173,28 +173,33 @@ class NormTest : public GpuTest {
   }
   // The same over the given rows x cols values x.
   void check_rows(const std::vector<T>& x, bool layer, size_t rows, int cols, bool with_alpha,
-                  bool with_beta, uint32_t block = 0) {
+                  bool with_beta, uint32_t block = 0, bool in_place = false) {
     SCOPED_TRACE(seed_note());
     const uint32_t bs = block ? block : candle_norm_block(cols);
     SCOPED_TRACE(std::string(layer ? "layernorm" : "rmsnorm") + " rows " + std::to_string(rows) +
                  " cols " + std::to_string(cols) + " block " + std::to_string(bs) +
-                 (with_alpha ? " alpha" : " no alpha") + (with_beta ? " beta" : " no beta"));
+                 (with_alpha ? " alpha" : " no alpha") + (with_beta ? " beta" : " no beta") +
+                 (in_place ? " in place" : ""));
     const float eps = 1e-5f;
     const auto alpha = gpu_test::random_vector<T>(rng(), cols);
     const auto beta = gpu_test::random_vector<T>(rng(), cols);
-    auto src = device().upload(x);
+    std::vector<T> padded = x;
+    padded.push_back(gpu_test::poison<T>());
+    auto src = device().upload(padded);
     auto a = device().upload(alpha);
     auto b = device().upload(beta);
-    auto dst = device().upload(std::vector<T>(x.size() + 1, gpu_test::poison<T>()));
+    auto dst = in_place ? device().upload(std::vector<T>(1))
+                        : device().upload(std::vector<T>(x.size() + 1, gpu_test::poison<T>()));
+    auto& out = in_place ? src : dst;
     const hkb_devptr a_ptr = with_alpha ? a.ptr() : hkb_devptr{0};
     const hkb_devptr b_ptr = with_beta ? b.ptr() : hkb_devptr{0};
     hkb::LaunchArgs args;
-    args.arg(src.ptr()).arg(dst.ptr()).arg(a_ptr);
+    args.arg(src.ptr()).arg(out.ptr()).arg(a_ptr);
     if (layer) args.arg(b_ptr);
     args.arg(cols).arg(static_cast<int>(bs)).arg(eps);
     launch(std::string(layer ? "layernorm_" : "rmsnorm_") + ref::tag<T>(),
            hkb::LaunchConfig::make(static_cast<uint32_t>(rows), 1, 1, bs, 1, 1), args);
-    const auto got = dst.download();
+    const auto got = out.download();
     const double e = ref::compute_eps<T>();
     size_t bad = 0;
     for (size_t r = 0; r < rows; ++r) {
@@ -302,6 +307,33 @@ TYPED_TEST(NormTest, RowsByGroups) {
   this->check(true, 5, full, false, true);
 }
 
+// More rows than kResidentBlockBound (1024), the grids a resident split would take over, each at
+// most 4 KB (the rows by groups of blocks) or a little more: rows of 4 KB, of candle's 1024 values,
+// of a pack or two and of an odd count of packs; candle's block and 256 threads; alpha / beta
+// absent; in place (a block reads its row before it writes it).
+TYPED_TEST(NormTest, ManyShortRows) {
+  using T = TypeParam;
+  const int V = 16 / static_cast<int>(sizeof(T));
+  const int four_kb = 4096 / static_cast<int>(sizeof(T));
+  for (int cols : {four_kb, 1024, V, 2 * V, 37 * V, four_kb + V, V + 2}) {
+    for (bool layer : {false, true}) {
+      this->check(layer, 1100, cols, true, layer, 1024);
+      this->check(layer, 3001, cols, true, layer, 256);
+    }
+  }
+  for (size_t rows : {1025, 4999}) {
+    this->check(false, rows, 1024, false, false);
+    this->check(true, rows, 1024, false, false);
+    this->check(true, rows, 1024, true, false);
+    this->check(true, rows, 1024, false, true);
+  }
+  for (bool layer : {false, true}) {
+    const size_t rows = 2050;
+    const auto x = gpu_test::random_vector<T>(this->rng(), rows * four_kb);
+    this->check_rows(x, layer, rows, four_kb, true, layer, 1024, true);
+  }
+}
+
 // No rows (an empty grid) and rows of no values (n_cols 0): nothing is written.
 TYPED_TEST(NormTest, EmptyShapes) {
   for (bool layer : {false, true}) {
@@ -311,9 +343,9 @@ TYPED_TEST(NormTest, EmptyShapes) {
 }
 
 // Special rows at widths of every path (candle's 32-thread block, pairs of rows of one pack a
-// thread, a row a 1024-thread block): a NaN or a +inf entry (rmsnorm: 0 for the finite values and
-// NaN at the inf; layernorm: all NaN), magnitudes whose squares the f32 sums still hold, all zeros,
-// all equal (layernorm's variance 0).
+// thread, a row a 1024-thread block), and over 1024 rows of at most 4 KB: a NaN or a +inf entry
+// (rmsnorm: 0 for the finite values and NaN at the inf; layernorm: all NaN), magnitudes whose
+// squares the f32 sums still hold, all zeros, all equal (layernorm's variance 0).
 TYPED_TEST(NormTest, SpecialRows) {
   using T = TypeParam;
   const double big = std::is_same_v<T, hkb::f16> ? 60000.0
@@ -321,7 +353,8 @@ TYPED_TEST(NormTest, SpecialRows) {
                                                  : 1e17;
   const int full = 1024 * static_cast<int>(16 / sizeof(T));
   std::uniform_real_distribution<double> u(-4, 4);
-  for (int cols : {100, full, 3 * full}) {
+  const int four_kb = 4096 / static_cast<int>(sizeof(T));
+  for (int cols : {100, four_kb, full, 3 * full}) {
     std::vector<T> x;
     auto add_row = [&](auto value) {
       for (int j = 0; j < cols; ++j) x.push_back(from<T>(value(j)));
@@ -334,6 +367,11 @@ TYPED_TEST(NormTest, SpecialRows) {
     add_row([](int) { return 1.5; });
     add_row([&](int) { return u(this->rng()); });
     for (bool layer : {false, true}) this->check_rows(x, layer, 7, cols, true, layer);
+    // The same rows 147 times: 1029 rows of at most 4 KB.
+    if (cols > four_kb) continue;
+    std::vector<T> many;
+    for (int rep = 0; rep < 147; ++rep) many.insert(many.end(), x.begin(), x.end());
+    for (bool layer : {false, true}) this->check_rows(many, layer, 1029, cols, true, layer, 1024);
   }
 }
 
