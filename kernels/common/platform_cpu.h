@@ -143,6 +143,9 @@ inline unsigned __builtin_amdgcn_perm(unsigned a, unsigned b, unsigned s) {
 inline float __fdividef(float a, float b) {
   return a / b;
 }
+inline float rsqrtf(float x) {
+  return 1.0f / std::sqrt(x);
+}
 inline float __expf(float x) {
   return expf(x);
 }

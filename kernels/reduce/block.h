@@ -88,11 +88,20 @@ HKB_DEVICE float exp_of(float x) {
 HKB_DEVICE double exp_of(double x) {
   return exp(x);
 }
-HKB_DEVICE float sqrt_of(float x) {
-  return sqrtf(x);
+// The norms' 1 / sqrt(x) and mean s / n: in f32 the approximate forms (within 2 ulp; AMD's
+// __fdividef divides exactly), since nvcc's correctly rounded ones call out to slow paths that
+// cost the norm kernels spills under their 32-register cap.
+HKB_DEVICE float inv_sqrt_of(float x) {
+  return rsqrtf(x);
 }
-HKB_DEVICE double sqrt_of(double x) {
-  return sqrt(x);
+HKB_DEVICE double inv_sqrt_of(double x) {
+  return 1.0 / sqrt(x);
+}
+HKB_DEVICE float div_by(float s, uint64_t n) {
+  return __fdividef(s, static_cast<float>(n));
+}
+HKB_DEVICE double div_by(double s, uint64_t n) {
+  return s / static_cast<double>(n);
 }
 
 template <typename A, typename I>

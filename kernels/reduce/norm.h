@@ -208,7 +208,7 @@ HKB_NORM_GROUP_FN void norm_group(const T* src, T* dst, const T* alpha, const T*
   if constexpr (kLayer) {
 #pragma unroll
     for (int g = 0; g < G; ++g) {
-      mean[g] = s[g] / static_cast<A>(n);
+      mean[g] = div_by(s[g], n);
       s[g] = A(0);
       if (has && g < rows) {
 #pragma unroll
@@ -223,7 +223,7 @@ HKB_NORM_GROUP_FN void norm_group(const T* src, T* dst, const T* alpha, const T*
 #pragma unroll
   for (int g = 0; g < G; ++g) {
     if constexpr (!kLayer) mean[g] = A(0);
-    inv[g] = A(1) / sqrt_of(s[g] / static_cast<A>(n) + static_cast<A>(eps));
+    inv[g] = inv_sqrt_of(div_by(s[g], n) + static_cast<A>(eps));
   }
   if (!has) return;
   const P a = pack_or<T>(reinterpret_cast<const P*>(alpha), tid, A(1));
@@ -254,17 +254,17 @@ HKB_DEVICE void norm_row(const T* src, T* dst, const T* alpha, const T* beta, ui
   if constexpr (kLayer) {
     A s = 0;
     row.load([&](A v) { s += v; });
-    const A mean = block_reduce(s, PlusOp<A>{}, nt) / static_cast<A>(n);
+    const A mean = div_by(block_reduce(s, PlusOp<A>{}, nt), n);
     A dev = 0;
     row.reread([&](A v) { dev += (v - mean) * (v - mean); });
-    const A var = block_reduce(dev, PlusOp<A>{}, nt) / static_cast<A>(n);
-    const A inv = A(1) / sqrt_of(var + static_cast<A>(eps));
+    const A var = div_by(block_reduce(dev, PlusOp<A>{}, nt), n);
+    const A inv = inv_sqrt_of(var + static_cast<A>(eps));
     row.write([&](A v, A a, A b) { return (v - mean) * inv * a + b; });
   } else {
     A sq = 0;
     row.load([&](A v) { sq += v * v; });
     sq = block_reduce(sq, PlusOp<A>{}, nt);
-    const A inv = A(1) / sqrt_of(sq / static_cast<A>(n) + static_cast<A>(eps));
+    const A inv = inv_sqrt_of(div_by(sq, n) + static_cast<A>(eps));
     row.write([&](A v, A a, A) { return v * inv * a; });
   }
 }
