@@ -288,6 +288,20 @@ HKB_DEVICE uint32_t max_u16x2(uint32_t a, uint32_t b) {
   return lanes16<uint16_t, true>(a, b);
 }
 
+// Each 16-bit half of w filled with its sign bit: one byte permute with sign replication on sm_90
+// (prmt) and gfx8 / gfx9 / gfx10 (v_perm_b32), where the shifts, mask and multiply take three.
+HKB_DEVICE uint32_t sign_fill16x2(uint32_t w) {
+#if defined(HKB_PLATFORM_CPU)
+  return ((w >> 15) & 0x00010001u) * 0xFFFFu;
+#elif defined(HKB_PLATFORM_AMD)
+  return __builtin_amdgcn_perm(0u, w, 0x09090808u);  // selectors 8 / 9: the signs of bytes 1 / 3
+#else
+  uint32_t r;
+  asm("prmt.b32 %0, %1, 0, 0xBB99;" : "=r"(r) : "r"(w));  // nibbles 9 / B: signs of bytes 1 / 3
+  return r;
+#endif
+}
+
 // Block-wide barrier (same spelling on both vendors; named here so kernels never spell a vendor).
 HKB_DEVICE void block_sync() {
   __syncthreads();

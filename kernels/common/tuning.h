@@ -241,7 +241,7 @@ constexpr int kFastDepth = HKB_FAST_DEPTH;
 #endif
 constexpr int kFastRowPacks = HKB_FAST_ROW_PACKS;
 #ifndef HKB_FAST_ROW_PACKS_NARROW
-#define HKB_FAST_ROW_PACKS_NARROW 4
+#define HKB_FAST_ROW_PACKS_NARROW 8
 #endif
 constexpr int kFastRowPacksNarrow = HKB_FAST_ROW_PACKS_NARROW;
 // 1: the packed-row path adds a pack's values pairwise before the compensated sum.
@@ -260,6 +260,18 @@ constexpr int kFastDepthNarrow = HKB_FAST_DEPTH_NARROW;
 #define HKB_FAST_HALF_KEYS 1
 #endif
 constexpr bool kFastHalfKeys = HKB_FAST_HALF_KEYS;
+// 1: fast_argmin / fast_argmax of f16 / bf16 compare two values a word too, each lane's key beside
+// its count in one 32-bit entry (HalfKeyArgOp); 0: one at a time, widened (KeyArgOp). gfx8 has no
+// packed 16-bit max, and its lanes taken one by one spill a register there.
+#ifndef HKB_FAST_HALF_ARG_KEYS
+#if defined(__gfx801__) || defined(__gfx802__) || defined(__gfx803__) || defined(__gfx805__) || \
+    defined(__gfx810__)
+#define HKB_FAST_HALF_ARG_KEYS 0
+#else
+#define HKB_FAST_HALF_ARG_KEYS 1
+#endif
+#endif
+constexpr bool kFastHalfArgKeys = HKB_FAST_HALF_ARG_KEYS;
 // 16-byte loads a thread has in flight in the row loops of softmax and the norms.
 constexpr int kRowUnroll = 4;
 // The same in softmax's write pass over 2-byte values: four packs are 32 exps in flight, which

@@ -76,6 +76,56 @@ HKB_DEVICE void add_pack(const HalfKeyExtremeOp<T, kMax>& op,
   for (int k = 0; k < V / 2; ++k) op.add_word(st, w[k]);
 }
 
+// The same with each word's count within the thread's row (HalfKeyArgOp).
+template <typename T, bool kMax, int V>
+HKB_DEVICE void add_pack(const HalfKeyArgOp<T, kMax>& op, typename HalfKeyArgOp<T, kMax>::State& st,
+                         const hkb::Pack<T, V>& p, uint32_t) {
+  uint32_t w[V / 2];
+  __builtin_memcpy(w, &p, sizeof(w));
+#pragma unroll
+  for (int k = 0; k < V / 2; ++k) op.add_word(st, w[k], st.words + k);
+  st.words += V / 2;
+}
+
+// A thread's result for one row of reduce_packed_rows: op.finish, except for HalfKeyArgOp, whose
+// finish takes the row's geometry, and which reads the thread's packs of the row (row()[j * seg],
+// j < per_row, elements col + j * col_step on) again one value at a time where it saw a NaN.
+template <class Op, class Row>
+HKB_DEVICE typename Op::V finish_row(const Op& op, const typename Op::State& st, const Row&,
+                                     uint32_t, uint32_t, uint32_t, uint32_t) {
+  return op.finish(st);
+}
+template <typename T, bool kMax, class Row>
+HKB_DEVICE typename HalfKeyArgOp<T, kMax>::V finish_row(
+    const HalfKeyArgOp<T, kMax>& op, const typename HalfKeyArgOp<T, kMax>::State& st,
+    const Row& row, uint32_t per_row, uint32_t seg, uint32_t col, uint32_t col_step) {
+  constexpr int V = 16 / sizeof(T);
+  if (!op.saw_nan(st)) return op.template finish<V / 2>(st, col, col_step);
+  const typename HalfKeyArgOp<T, kMax>::Exact exact;
+  auto s = exact.init();
+  const auto* x = row();
+  for (uint32_t j = 0; j < per_row; ++j) add_pack(exact, s, x[j * seg], col + j * col_step);
+  return s;
+}
+
+// Whether `op` takes rows of per_row packs a thread, and the op that takes them otherwise.
+template <class Op>
+HKB_DEVICE bool packed_rows_fit(const Op&, uint32_t) {
+  return true;
+}
+template <typename T, bool kMax>
+HKB_DEVICE bool packed_rows_fit(const HalfKeyArgOp<T, kMax>&, uint32_t per_row) {
+  return static_cast<uint64_t>(per_row) * (8 / sizeof(T)) <= HalfKeyArgOp<T, kMax>::kMaxWords;
+}
+template <class Op>
+struct PackedFallback {
+  using type = Op;
+};
+template <typename T, bool kMax>
+struct PackedFallback<HalfKeyArgOp<T, kMax>> {
+  using type = typename HalfKeyArgOp<T, kMax>::Exact;
+};
+
 // Rows [first, first + rows) of a contiguous, 16-byte aligned layout whose rows are P whole
 // packs. seg threads (a power of two dividing nt and P, or P itself below nt) share a row, each
 // reading P / seg of its packs; a pass is nt / seg rows side by side. Item (pass, k) of thread tid
@@ -88,6 +138,12 @@ template <typename T, class Op, class Store>
 __device__ __noinline__ uint32_t reduce_packed_rows(const T* src, uint32_t P, uint32_t seg,
                                                     uint64_t first, uint32_t rows, Op op,
                                                     Store store, uint32_t parity) {
+  using Fallback = typename PackedFallback<Op>::type;
+  if constexpr (!std::is_same<Fallback, Op>::value) {
+    if (!packed_rows_fit(op, P / seg)) {
+      return reduce_packed_rows(src, P, seg, first, rows, Fallback{}, store, parity);
+    }
+  }
   constexpr int V = 16 / sizeof(T);
   constexpr int kDepth = fast_depth<T>();
   constexpr int R = kFastRows;
@@ -139,7 +195,11 @@ __device__ __noinline__ uint32_t reduce_packed_rows(const T* src, uint32_t P, ui
         }
         if (i < mine) add_pack(op, st, cur, col + j * col_step);
         if (++j == per_row) {
-          segment_put<false>(op.finish(st), op, seg, slot, fast_scratch<Part>(parity), emit);
+          const auto row = [&] {
+            return xp + static_cast<uint64_t>((pass0 + slot) * rows_per_pass) * P;
+          };
+          segment_put<false>(finish_row(op, st, row, per_row, seg, col, col_step), op, seg, slot,
+                             fast_scratch<Part>(parity), emit);
           st = op.init();
           j = 0;
           if (++slot == static_cast<uint32_t>(R)) {
@@ -302,7 +362,10 @@ __device__ void fast_arg(size_t src_numel, size_t group, size_t nd, const size_t
                          const T* src, uint32_t* dst) {
   using A = acc_t<T>;
   auto store = [dst](uint64_t o, auto r) { dst[o] = static_cast<uint32_t>(r.index); };
-  if constexpr (kKeyed<T>) {
+  if constexpr (sizeof(T) == 2 && kKeyed<T> && hkb::tuning::kFastHalfArgKeys) {
+    fast_reduce(src_numel, group, nd, info, src, KeyArgOp<kMax, uint64_t>{},
+                HalfKeyArgOp<T, kMax>{}, store);
+  } else if constexpr (kKeyed<T>) {
     fast_reduce(src_numel, group, nd, info, src, KeyArgOp<kMax, uint64_t>{},
                 KeyArgOp<kMax, uint32_t>{}, store);
   } else {

@@ -147,7 +147,7 @@ struct HalfKeyExtremeOp {
   static constexpr uint32_t kInf = std::is_same<T, hkb::bf16>::value ? 0x7F80u : 0x7C00u;
   uint32_t neutral;  // the neutral value's 16-bit key in both halves
   HKB_DEVICE static uint32_t keys_of(uint32_t w) {
-    return w ^ (((w >> 15) & 0x00010001u) * 0x7FFFu);  // half_order_key (dtypes.h) lane-wise
+    return w ^ (hkb::sign_fill16x2(w) & 0x7FFF7FFFu);  // half_order_key (dtypes.h) lane-wise
   }
   HKB_DEVICE static HalfKeyExtremeOp make(T neutral_value) {
     uint16_t b;
@@ -193,6 +193,67 @@ struct KeyArgOp {
         FloatKey<kMax>::beats(b.value, a.value) || (b.value == a.value && b.index < a.index);
     return b_wins ? b : a;
   }
+};
+
+// argmin / argmax of 16-bit floats over whole packs (reduce_packed_rows), in about half of
+// KeyArgOp's instructions a value: each lane of a word (HalfKeyExtremeOp's 16-bit keys) becomes
+// one 32-bit entry, key << 16 | the word's count within the thread's row (inverted for max), so
+// one 32-bit max / min keeps the best key at its first word. A thread adds at most kMaxWords
+// words to a row (fast_reduce takes Exact beyond). NaN has no key here: a NaN of the winning sign
+// shows in the best key, one of the other sign in the lanes' largest raw bits (`others`), and the
+// thread then reads its values of that row again through Exact (finish_row, fast.h), where NaN
+// wins at its first index.
+template <typename T, bool kMax>
+struct HalfKeyArgOp {
+  static_assert(sizeof(T) == 2, "16-bit floats");
+  using Exact = KeyArgOp<kMax, uint32_t>;
+  using V = typename Exact::V;
+  static constexpr uint32_t kMaxWords = 0x10000u;
+  struct State {
+    int32_t lo, hi;   // the best entry of each lane
+    uint32_t others;  // max: the lanes' largest bits unsigned (-NaN > -inf); min: signed (+NaN)
+    uint32_t words;   // words added
+  };
+  static constexpr bool kPresum = false;
+  static constexpr int32_t kInf = static_cast<int32_t>(HalfKeyExtremeOp<T, kMax>::kInf);
+  HKB_DEVICE V identity() const { return Exact{}.identity(); }
+  HKB_DEVICE State init() const {
+    constexpr int32_t worst = kMax ? INT32_MIN : INT32_MAX;
+    return {worst, worst, kMax ? 0u : 0x80008000u, 0u};
+  }
+  HKB_DEVICE void add_word(State& st, uint32_t w, uint32_t count) const {
+    const uint32_t k = HalfKeyExtremeOp<T, kMax>::keys_of(w);
+    const uint32_t tag = kMax ? 0xFFFFu - count : count;
+    const int32_t lo = static_cast<int32_t>((k << 16) + tag);
+    const int32_t hi = static_cast<int32_t>((k & 0xFFFF0000u) | tag);
+    st.lo = kMax ? (lo > st.lo ? lo : st.lo) : (lo < st.lo ? lo : st.lo);
+    st.hi = kMax ? (hi > st.hi ? hi : st.hi) : (hi < st.hi ? hi : st.hi);
+    st.others = kMax ? hkb::max_u16x2(st.others, w) : hkb::max_s16x2(st.others, w);
+  }
+  HKB_DEVICE static bool saw_nan(const State& st) {
+    if (st.words == 0) return false;
+    const auto nan_key = [](int32_t k) { return kMax ? k > kInf : k < -kInf - 1; };
+    const auto nan_other = [](uint32_t b) {
+      return kMax ? b > (0x8000u | static_cast<uint32_t>(kInf))
+                  : static_cast<int16_t>(b) > static_cast<int16_t>(kInf);
+    };
+    return nan_key(st.lo >> 16) || nan_key(st.hi >> 16) || nan_other(st.others & 0xFFFFu) ||
+           nan_other(st.others >> 16);
+  }
+  // Without NaN (saw_nan false): the better lane, the low one first among equals, as KeyArgOp's
+  // 32-bit key of the widened value and the element index (word count n of the thread's row is
+  // element col + n / W * col_step + 2 * (n % W), W words a pack).
+  template <int W>
+  HKB_DEVICE V finish(const State& st, uint32_t col, uint32_t col_step) const {
+    if (st.words == 0) return identity();
+    const auto lane = [&](int32_t e, uint32_t odd) -> V {
+      const uint32_t n = kMax ? 0xFFFFu - (e & 0xFFFF) : (e & 0xFFFF);
+      const T t{static_cast<uint16_t>(hkb::half_order_key(static_cast<uint16_t>(e >> 16)))};
+      return {hkb::float_order_key(hkb::widen(t)), col + n / W * col_step + 2 * (n % W) + odd};
+    };
+    return combine(lane(st.lo, 0), lane(st.hi, 1));
+  }
+  HKB_DEVICE V combine(V a, V b) const { return Exact{}.combine(a, b); }
 };
 
 // exp for softmax: where the results are rounded to a reduced float (kFast), hkb::fast_exp's

@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <type_traits>
 
 namespace {
 
@@ -176,6 +178,10 @@ TYPED_TEST(ReduceFastTest, TiesGiveTheFirstIndex) {
   flat[4000 + 1500] = from<T>(0);
   flat[4000 + 1501] = from<T>(0);
   this->check(flat, view, {1});
+  // The same over whole packs (the packed-row path; 16-bit floats compare two values a word there).
+  std::vector<T> packed(3 * 2048);
+  for (auto& x : packed) x = from<T>(static_cast<double>(this->rng()() % 4));
+  this->check(packed, Layout::contiguous({3, 2048}), {1}, {}, "whole packs");
 }
 
 // A middle dim (stride = last dim), several reduced dims, a transposed view, a sliced view with a
@@ -317,6 +323,70 @@ TYPED_TEST(ReduceFastFloatTest, SpecialValues) {
     packed[i] = from<T>((i / 1024) % 2 == 1 ? -v : v);
   }
   this->check(packed, Layout::contiguous({8, 1024}), {1}, {}, "sprinkled numbers, whole packs");
+}
+
+// A NaN of the given sign and mantissa payload (nonzero, within the type's mantissa).
+template <typename T>
+T nan_bits(bool negative, uint64_t payload) {
+  using U = std::conditional_t<sizeof(T) == 2, uint16_t,
+                               std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>;
+  const int mant = std::is_same_v<T, hkb::bf16>  ? 7
+                   : std::is_same_v<T, hkb::f16> ? 10
+                   : sizeof(T) == 4              ? 23
+                                                 : 52;
+  const U exp_all = static_cast<U>(((U{1} << (sizeof(T) * 8 - 1 - mant)) - 1) << mant);
+  const U bits = static_cast<U>((negative ? U{1} << (sizeof(T) * 8 - 1) : U{0}) | exp_all |
+                                (payload & ((U{1} << mant) - 1)));
+  T t;
+  std::memcpy(&t, &bits, sizeof(T));
+  return t;
+}
+
+// NaNs of different signs and payloads in whole packs (the packed-row path, where 16-bit floats
+// skip NaN in their keys and read a thread's values again when it saw one): the first NaN wins
+// argmin and argmax whatever its bits, in wide rows and in rows narrower than the block, where a
+// NaN row sits between rows without one.
+TYPED_TEST(ReduceFastFloatTest, NanPayloadsInWholePacks) {
+  using T = TypeParam;
+  const size_t cols = 2048;
+  std::vector<T> wide(6 * cols, from<T>(0.25));
+  auto at = [&](size_t row, size_t col) -> T& { return wide[row * cols + col]; };
+  at(0, 1503) = nan_bits<T>(false, 1);  // a small payload after a large one, in one pack
+  at(0, 1501) = nan_bits<T>(false, ~uint64_t{0});
+  at(1, 1501) = nan_bits<T>(true, 1);  // a negative NaN before a positive one
+  at(1, 1502) = nan_bits<T>(false, ~uint64_t{0});
+  at(2, 7) = nan_bits<T>(true, ~uint64_t{0});  // NaNs in the high and then the low half of words
+  at(2, 8) = nan_bits<T>(false, 2);
+  at(3, 100) = from<T>(INFINITY);  // no NaN: +-inf decide, beside a NaN row
+  at(3, 1900) = from<T>(-INFINITY);
+  at(4, cols - 1) = nan_bits<T>(false, 3);  // a NaN last, after the row's extremes
+  at(4, 3) = from<T>(-8.0);
+  at(4, 4) = from<T>(8.0);
+  at(5, 0) = nan_bits<T>(true, 5);  // a NaN first
+  this->check(wide, Layout::contiguous({6, cols}), {1}, {}, "NaN payloads, wide rows");
+  std::vector<T> narrow = this->random(300 * 64);
+  for (size_t i = 0; i < narrow.size(); i += 211) {
+    narrow[i] = nan_bits<T>((i / 211) % 2 == 1, 1 + i % 5);
+  }
+  this->check(narrow, Layout::contiguous({300, 64}), {1}, {}, "NaN payloads, narrow rows");
+}
+
+// Rows where a thread of a 32-thread block reads exactly 16384 and then 16385 packs (8-value
+// packs: the most words of 16-bit floats whose count HalfKeyArgOp keeps, and one pack more, where
+// Exact takes over), the extremes and their ties at the ends.
+TYPED_TEST(ReduceFastFloatTest, LongRowsOfSmallBlocks) {
+  using T = TypeParam;
+  for (const size_t packs : {size_t{16384}, size_t{16385}}) {
+    const size_t cols = 8 * 32 * packs;
+    std::vector<T> base(2 * cols, from<T>(0.5));
+    base[cols - 1] = from<T>(3.0);  // row 0: the extremes last
+    base[cols - 2] = from<T>(-3.0);
+    base[cols + 31 * 8] = from<T>(2.0);  // row 1: ties, the first in the last thread's first pack
+    base[2 * cols - 1] = from<T>(2.0);
+    base[cols + 31 * 8 + 1] = from<T>(-2.0);
+    base[2 * cols - 2] = from<T>(-2.0);
+    this->check(base, Layout::contiguous({2, cols}), {1}, {0, 32}, "long rows, block 32");
+  }
 }
 
 // f32 sums against an f64 reference for n from 1 to 2^24, positive data (the worst case for
