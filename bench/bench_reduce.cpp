@@ -140,6 +140,10 @@ int main() {
     report.add(norm_case<float>(dev, false, "f32", rows, icols));
     report.add(norm_case<float>(dev, true, "f32", rows, icols));
     // Other widths at the same element count.
+    for (size_t w : {size_t{1024}, size_t{2048}, size_t{4096}}) {
+      report.add(fast_case<float>(dev, "fast_max_f32", n / w, w));
+      report.add(fast_case<float>(dev, "fast_argmax_f32", n / w, w, sizeof(uint32_t)));
+    }
     for (size_t w : {size_t{1024}, size_t{65536}}) {
       report.add(fast_case<float>(dev, "fast_sum_f32", n / w, w));
       report.add(softmax_case<float>(dev, "f32", n / w, static_cast<int>(w)));
@@ -157,6 +161,11 @@ int main() {
     report.add(fast_case<hkb::bf16>(dev, "fast_argmax_bf16", rows, cols, sizeof(uint32_t)));
     // Rows that are not whole packs: the element-wise path.
     report.add(fast_case<hkb::bf16>(dev, "fast_argmax_bf16", rows, cols - 2, sizeof(uint32_t)));
+    // Other widths at the same element count (1024-thread blocks from 1024 values on).
+    for (size_t w : {size_t{1024}, size_t{65536}}) {
+      report.add(fast_case<hkb::bf16>(dev, "fast_sum_bf16", n / w, w));
+      report.add(fast_case<hkb::bf16>(dev, "fast_argmax_bf16", n / w, w, sizeof(uint32_t)));
+    }
     report.add(softmax_case<hkb::bf16>(dev, "bf16", rows, icols));
     report.add(softmax_case<float>(dev, "f32", 65536, 128));
     report.add(softmax_case<hkb::bf16>(dev, "bf16", 65536, 128));

@@ -224,6 +224,17 @@ constexpr uint32_t kFastBlocks = HKB_FAST_BLOCKS;
 #define HKB_FAST_THREADS_PER_MP 2048
 #endif
 constexpr uint32_t kFastThreadsPerMP = HKB_FAST_THREADS_PER_MP;
+// Rows of at most this many bytes (0: none) take one busy 1024-thread block a multiprocessor:
+// candle's grid then holds many idle blocks, which retire only in the slots busy blocks leave.
+// fast_sum / min / max; argmin / argmax (more work a value: the second block pays sooner).
+#ifndef HKB_FAST_SHORT_ROW_BYTES
+#define HKB_FAST_SHORT_ROW_BYTES 4096
+#endif
+constexpr uint64_t kFastShortRowBytes = HKB_FAST_SHORT_ROW_BYTES;
+#ifndef HKB_FAST_SHORT_ROW_BYTES_ARG
+#define HKB_FAST_SHORT_ROW_BYTES_ARG 2048
+#endif
+constexpr uint64_t kFastShortRowBytesArg = HKB_FAST_SHORT_ROW_BYTES_ARG;
 // Row passes whose partials a thread keeps before one barrier combines them all.
 #ifndef HKB_FAST_ROWS
 #define HKB_FAST_ROWS 8

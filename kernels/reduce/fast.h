@@ -45,10 +45,11 @@ HKB_DEVICE InnerShape split_inner(uint64_t nd, const size_t* dims, const size_t*
 // and its reduction tail each time). Each working block takes a chunk of consecutive outputs
 // (ceil(outputs / blocks)).
 
-// Adds the V values of a pack (elements c, c + 1, ... of the group) to the state.
+// Adds the V values of a pack (elements c, c + 1, ... of the group; the thread's pack j of the
+// row in reduce_packed_rows) to the state.
 template <class Op, typename T, int V>
-HKB_DEVICE void add_pack(const Op& op, typename Op::State& st, const hkb::Pack<T, V>& p,
-                         uint32_t c) {
+HKB_DEVICE void add_pack(const Op& op, typename Op::State& st, const hkb::Pack<T, V>& p, uint32_t c,
+                         uint32_t = 0) {
   if constexpr (Op::kPresum) {
     acc_t<T> t[V];
 #pragma unroll
@@ -69,22 +70,21 @@ HKB_DEVICE void add_pack(const Op& op, typename Op::State& st, const hkb::Pack<T
 template <typename T, bool kMax, int V>
 HKB_DEVICE void add_pack(const HalfKeyExtremeOp<T, kMax>& op,
                          typename HalfKeyExtremeOp<T, kMax>::State& st, const hkb::Pack<T, V>& p,
-                         uint32_t) {
+                         uint32_t, uint32_t) {
   uint32_t w[V / 2];
   __builtin_memcpy(w, &p, sizeof(w));
 #pragma unroll
   for (int k = 0; k < V / 2; ++k) op.add_word(st, w[k]);
 }
 
-// The same with each word's count within the thread's row (HalfKeyArgOp).
+// The same with each word's count within the thread's row (HalfKeyArgOp): j * V / 2 + k.
 template <typename T, bool kMax, int V>
 HKB_DEVICE void add_pack(const HalfKeyArgOp<T, kMax>& op, typename HalfKeyArgOp<T, kMax>::State& st,
-                         const hkb::Pack<T, V>& p, uint32_t) {
+                         const hkb::Pack<T, V>& p, uint32_t, uint32_t j) {
   uint32_t w[V / 2];
   __builtin_memcpy(w, &p, sizeof(w));
 #pragma unroll
-  for (int k = 0; k < V / 2; ++k) op.add_word(st, w[k], st.words + k);
-  st.words += V / 2;
+  for (int k = 0; k < V / 2; ++k) op.add_word(st, w[k], j * (V / 2) + k);
 }
 
 // A thread's result for one row of reduce_packed_rows: op.finish, except for HalfKeyArgOp, whose
@@ -108,23 +108,16 @@ HKB_DEVICE typename HalfKeyArgOp<T, kMax>::V finish_row(
   return s;
 }
 
-// Whether `op` takes rows of per_row packs a thread, and the op that takes them otherwise.
+// Whether `op` takes rows of per_row packs a thread in reduce_packed_rows (the general path takes
+// the others).
 template <class Op>
-HKB_DEVICE bool packed_rows_fit(const Op&, uint32_t) {
+HKB_DEVICE bool packed_rows_fit(const Op&, uint64_t) {
   return true;
 }
 template <typename T, bool kMax>
-HKB_DEVICE bool packed_rows_fit(const HalfKeyArgOp<T, kMax>&, uint32_t per_row) {
-  return static_cast<uint64_t>(per_row) * (8 / sizeof(T)) <= HalfKeyArgOp<T, kMax>::kMaxWords;
+HKB_DEVICE bool packed_rows_fit(const HalfKeyArgOp<T, kMax>&, uint64_t per_row) {
+  return per_row * (8 / sizeof(T)) <= HalfKeyArgOp<T, kMax>::kMaxWords;
 }
-template <class Op>
-struct PackedFallback {
-  using type = Op;
-};
-template <typename T, bool kMax>
-struct PackedFallback<HalfKeyArgOp<T, kMax>> {
-  using type = typename HalfKeyArgOp<T, kMax>::Exact;
-};
 
 // Rows [first, first + rows) of a contiguous, 16-byte aligned layout whose rows are P whole
 // packs. seg threads (a power of two dividing nt and P, or P itself below nt) share a row, each
@@ -138,12 +131,6 @@ template <typename T, class Op, class Store>
 __device__ __noinline__ uint32_t reduce_packed_rows(const T* src, uint32_t P, uint32_t seg,
                                                     uint64_t first, uint32_t rows, Op op,
                                                     Store store, uint32_t parity) {
-  using Fallback = typename PackedFallback<Op>::type;
-  if constexpr (!std::is_same<Fallback, Op>::value) {
-    if (!packed_rows_fit(op, P / seg)) {
-      return reduce_packed_rows(src, P, seg, first, rows, Fallback{}, store, parity);
-    }
-  }
   constexpr int V = 16 / sizeof(T);
   constexpr int kDepth = fast_depth<T>();
   constexpr int R = kFastRows;
@@ -193,7 +180,7 @@ __device__ __noinline__ uint32_t reduce_packed_rows(const T* src, uint32_t P, ui
           ld_off += ++ld_k == per_row ? seg + wrap : seg;
           ld_k = ld_k == per_row ? 0 : ld_k;
         }
-        if (i < mine) add_pack(op, st, cur, col + j * col_step);
+        if (i < mine) add_pack(op, st, cur, col + j * col_step, j);
         if (++j == per_row) {
           const auto row = [&] {
             return xp + static_cast<uint64_t>((pass0 + slot) * rows_per_pass) * P;
@@ -222,15 +209,18 @@ __device__ __noinline__ uint32_t reduce_packed_rows(const T* src, uint32_t P, ui
 // `op` for the general paths; `packed_op` (the same reduction, possibly with 32-bit indices) for
 // reduce_packed_rows, which 1-byte types skip: three packs of 16 values each in flight exceed the
 // registers of a 1024-thread block on 64-lane CDNA.
+// short_row_bytes: rows of at most that many bytes take one busy 1024-thread block a
+// multiprocessor (tuning.h).
 template <typename T, class Op, class PackedOp, class Store>
 __device__ void fast_reduce(uint64_t src_numel, uint64_t group, uint64_t nd, const size_t* info,
-                            const T* src, const Op& op, const PackedOp& packed_op, Store store) {
+                            const T* src, const Op& op, const PackedOp& packed_op, Store store,
+                            uint64_t short_row_bytes = hkb::tuning::kFastShortRowBytes) {
   constexpr uint32_t V = 16 / sizeof(T);
   if (blockIdx.x >= kFastBlocks) return;  // idle on the index alone
   // Blocks below 1024 threads keep the fixed count: many of them fit a multiprocessor.
-  uint32_t blocks = block_threads() >= 1024
-                        ? hkb::multiprocessors() * (hkb::tuning::kFastThreadsPerMP / 1024)
-                        : kFastBlocks;
+  uint32_t per_mp = hkb::tuning::kFastThreadsPerMP / 1024;
+  if (per_mp > 1 && group * sizeof(T) <= short_row_bytes) per_mp = 1;
+  uint32_t blocks = block_threads() >= 1024 ? hkb::multiprocessors() * per_mp : kFastBlocks;
   if (blocks > kFastBlocks) blocks = kFastBlocks;
   if (blocks > gridDim.x) blocks = gridDim.x;
   if (blocks == 0) blocks = 1;
@@ -263,7 +253,7 @@ __device__ void fast_reduce(uint64_t src_numel, uint64_t group, uint64_t nd, con
       // Fewer threads a row, each with more of its packs, where a segment stays whole waves.
       while (seg > HKB_WAVE_SIZE && P / seg < static_cast<uint64_t>(fast_row_packs<T>())) seg >>= 1;
     }
-    if (seg != 0 && hkb::is_contiguous(nd, dims, strides)) {
+    if (seg != 0 && packed_rows_fit(packed_op, P / seg) && hkb::is_contiguous(nd, dims, strides)) {
       // Pieces of rows * P below 2^31 for reduce_packed_rows' 32-bit counts.
       const uint64_t most = 0x7FFFFFFFull / P;
       for (uint64_t first = begin; first < end; first += most) {
@@ -364,14 +354,15 @@ __device__ void fast_arg(size_t src_numel, size_t group, size_t nd, const size_t
   auto store = [dst](uint64_t o, auto r) { dst[o] = static_cast<uint32_t>(r.index); };
   if constexpr (sizeof(T) == 2 && kKeyed<T> && hkb::tuning::kFastHalfArgKeys) {
     fast_reduce(src_numel, group, nd, info, src, KeyArgOp<kMax, uint64_t>{},
-                HalfKeyArgOp<T, kMax>{}, store);
+                HalfKeyArgOp<T, kMax>{}, store, hkb::tuning::kFastShortRowBytesArg);
   } else if constexpr (kKeyed<T>) {
     fast_reduce(src_numel, group, nd, info, src, KeyArgOp<kMax, uint64_t>{},
-                KeyArgOp<kMax, uint32_t>{}, store);
+                KeyArgOp<kMax, uint32_t>{}, store, hkb::tuning::kFastShortRowBytesArg);
   } else {
     const ArgOp<A, kMax, uint64_t> op{kMax ? lowest<T>() : highest<T>()};
     const ArgOp<A, kMax, uint32_t> packed_op{op.neutral};
-    fast_reduce(src_numel, group, nd, info, src, op, packed_op, store);
+    fast_reduce(src_numel, group, nd, info, src, op, packed_op, store,
+                hkb::tuning::kFastShortRowBytesArg);
   }
 }
 

@@ -199,9 +199,9 @@ struct KeyArgOp {
 // KeyArgOp's instructions a value: each lane of a word (HalfKeyExtremeOp's 16-bit keys) becomes
 // one 32-bit entry, key << 16 | the word's count within the thread's row (inverted for max), so
 // one 32-bit max / min keeps the best key at its first word. A thread adds at most kMaxWords
-// words to a row (fast_reduce takes Exact beyond). NaN has no key here: a NaN of the winning sign
-// shows in the best key, one of the other sign in the lanes' largest raw bits (`others`), and the
-// thread then reads its values of that row again through Exact (finish_row, fast.h), where NaN
+// words to a row (reduce_packed_rows takes Exact beyond). NaN has no key here: a NaN of the winning
+// sign shows in the best key, one of the other sign in the lanes' largest raw bits (`others`), and
+// the thread then reads its values of that row again through Exact (finish_row, fast.h), where NaN
 // wins at its first index.
 template <typename T, bool kMax>
 struct HalfKeyArgOp {
@@ -209,18 +209,16 @@ struct HalfKeyArgOp {
   using Exact = KeyArgOp<kMax, uint32_t>;
   using V = typename Exact::V;
   static constexpr uint32_t kMaxWords = 0x10000u;
+  // Before the first word lo = hi = kWorst, which no number's entry equals (only a NaN's can).
   struct State {
     int32_t lo, hi;   // the best entry of each lane
     uint32_t others;  // max: the lanes' largest bits unsigned (-NaN > -inf); min: signed (+NaN)
-    uint32_t words;   // words added
   };
+  static constexpr int32_t kWorst = kMax ? INT32_MIN : INT32_MAX;
   static constexpr bool kPresum = false;
   static constexpr int32_t kInf = static_cast<int32_t>(HalfKeyExtremeOp<T, kMax>::kInf);
   HKB_DEVICE V identity() const { return Exact{}.identity(); }
-  HKB_DEVICE State init() const {
-    constexpr int32_t worst = kMax ? INT32_MIN : INT32_MAX;
-    return {worst, worst, kMax ? 0u : 0x80008000u, 0u};
-  }
+  HKB_DEVICE State init() const { return {kWorst, kWorst, kMax ? 0u : 0x80008000u}; }
   HKB_DEVICE void add_word(State& st, uint32_t w, uint32_t count) const {
     const uint32_t k = HalfKeyExtremeOp<T, kMax>::keys_of(w);
     const uint32_t tag = kMax ? 0xFFFFu - count : count;
@@ -230,8 +228,8 @@ struct HalfKeyArgOp {
     st.hi = kMax ? (hi > st.hi ? hi : st.hi) : (hi < st.hi ? hi : st.hi);
     st.others = kMax ? hkb::max_u16x2(st.others, w) : hkb::max_s16x2(st.others, w);
   }
+  // False before the first word: kWorst's keys and others' start are no NaN.
   HKB_DEVICE static bool saw_nan(const State& st) {
-    if (st.words == 0) return false;
     const auto nan_key = [](int32_t k) { return kMax ? k > kInf : k < -kInf - 1; };
     const auto nan_other = [](uint32_t b) {
       return kMax ? b > (0x8000u | static_cast<uint32_t>(kInf))
@@ -245,7 +243,7 @@ struct HalfKeyArgOp {
   // element col + n / W * col_step + 2 * (n % W), W words a pack).
   template <int W>
   HKB_DEVICE V finish(const State& st, uint32_t col, uint32_t col_step) const {
-    if (st.words == 0) return identity();
+    if (st.lo == kWorst) return identity();  // no word (a NaN's entry took the exact op)
     const auto lane = [&](int32_t e, uint32_t odd) -> V {
       const uint32_t n = kMax ? 0xFFFFu - (e & 0xFFFF) : (e & 0xFFFF);
       const T t{static_cast<uint16_t>(hkb::half_order_key(static_cast<uint16_t>(e >> 16)))};

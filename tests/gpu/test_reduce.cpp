@@ -372,8 +372,9 @@ TYPED_TEST(ReduceFastFloatTest, NanPayloadsInWholePacks) {
 }
 
 // Rows where a thread of a 32-thread block reads exactly 16384 and then 16385 packs (8-value
-// packs: the most words of 16-bit floats whose count HalfKeyArgOp keeps, and one pack more, where
-// Exact takes over), the extremes and their ties at the ends.
+// packs: the most words of 16-bit floats whose count HalfKeyArgOp keeps, and one pack more, which
+// argmin / argmax of 16-bit floats leave to the element-wise path), the extremes and their ties
+// at the ends.
 TYPED_TEST(ReduceFastFloatTest, LongRowsOfSmallBlocks) {
   using T = TypeParam;
   for (const size_t packs : {size_t{16384}, size_t{16385}}) {
