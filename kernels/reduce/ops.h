@@ -165,8 +165,11 @@ struct HalfKeyExtremeOp {
     if ((st.mags & 0xFFFFu) > kInf || (st.mags >> 16) > kInf) return FloatKey<kMax>::kNan;
     const int32_t lo = static_cast<int16_t>(st.keys & 0xFFFFu);
     const int32_t hi = static_cast<int16_t>(st.keys >> 16);
-    const int32_t k = FloatKey<kMax>::beats(hi, lo) ? hi : lo;
-    const T t{static_cast<uint16_t>(hkb::half_order_key(static_cast<uint16_t>(k)))};  // inverse
+    return key32(FloatKey<kMax>::beats(hi, lo) ? hi : lo);
+  }
+  // A 16-bit key as FloatKey's 32-bit key of the widened value (half_order_key is its own inverse).
+  HKB_DEVICE static int32_t key32(int32_t key16) {
+    const T t{static_cast<uint16_t>(hkb::half_order_key(static_cast<uint16_t>(key16)))};
     return hkb::float_order_key(hkb::widen(t));
   }
   HKB_DEVICE V combine(V a, V b) const { return FloatKey<kMax>::beats(b, a) ? b : a; }
@@ -199,10 +202,10 @@ struct KeyArgOp {
 // KeyArgOp's instructions a value: each lane of a word (HalfKeyExtremeOp's 16-bit keys) becomes
 // one 32-bit entry, key << 16 | the word's count within the thread's row (inverted for max), so
 // one 32-bit max / min keeps the best key at its first word. A thread adds at most kMaxWords
-// words to a row (reduce_packed_rows takes Exact beyond). NaN has no key here: a NaN of the winning
-// sign shows in the best key, one of the other sign in the lanes' largest raw bits (`others`), and
-// the thread then reads its values of that row again through Exact (finish_row, fast.h), where NaN
-// wins at its first index.
+// words to a row (fast_reduce leaves longer rows to the element-wise path). NaN has no key here: a
+// NaN of the winning sign shows in the best key, one of the other sign in the lanes' largest raw
+// bits (`others`), and the thread then reads its values of that row again through Exact
+// (finish_row, fast.h), where NaN wins at its first index.
 template <typename T, bool kMax>
 struct HalfKeyArgOp {
   static_assert(sizeof(T) == 2, "16-bit floats");
@@ -246,8 +249,8 @@ struct HalfKeyArgOp {
     if (st.lo == kWorst) return identity();  // no word (a NaN's entry took the exact op)
     const auto lane = [&](int32_t e, uint32_t odd) -> V {
       const uint32_t n = kMax ? 0xFFFFu - (e & 0xFFFF) : (e & 0xFFFF);
-      const T t{static_cast<uint16_t>(hkb::half_order_key(static_cast<uint16_t>(e >> 16)))};
-      return {hkb::float_order_key(hkb::widen(t)), col + n / W * col_step + 2 * (n % W) + odd};
+      return {HalfKeyExtremeOp<T, kMax>::key32(e >> 16),
+              col + n / W * col_step + 2 * (n % W) + odd};
     };
     return combine(lane(st.lo, 0), lane(st.hi, 1));
   }
