@@ -203,24 +203,27 @@ for module in "${modules[@]}"; do
       names+=("$name$tag")
     done
   done
-  # The rows' "of copy" column side by side: the case is the first 48 characters of a row.
+  # The rows' "of copy" column side by side: the case is a row less its time, GB/s and % fields
+  # (whole, so that cases whose names share their first 48 characters stay apart).
   echo
   echo "== $module: % of copy bandwidth"
   for n in "${names[@]}"; do [ -f "$logs/$n.$module.txt" ] && echo "$n $logs/$n.$module.txt"; done |
     awk '
+      BEGIN { width = 48 }
       { label[++nv] = $1; file[nv] = $2 }
       END {
         for (v = 1; v <= nv; ++v) {
           while ((getline line < file[v]) > 0) {
             if (line !~ /%$/ || line ~ /^kernel \/ case/) continue
-            key = substr(line, 1, 48); sub(/ +$/, "", key)
+            key = line; sub(/[ \t]+[^ \t]+[ \t]+[^ \t]+[ \t]+[^ \t]+%$/, "", key)
+            if (length(key) > width) width = length(key)
             if (!(key in seen)) { seen[key] = 1; order[++nk] = key }
             n = split(line, f, " "); pct[key, v] = f[n]
           }
         }
-        printf "%-48s", "kernel / case"; for (v = 1; v <= nv; ++v) printf " %14s", label[v]; print ""
+        printf "%-*s", width, "kernel / case"; for (v = 1; v <= nv; ++v) printf " %14s", label[v]; print ""
         for (k = 1; k <= nk; ++k) {
-          printf "%-48s", order[k]
+          printf "%-*s", width, order[k]
           for (v = 1; v <= nv; ++v) printf " %14s", ((order[k], v) in pct) ? pct[order[k], v] : "-"
           print ""
         }
