@@ -66,7 +66,8 @@ bench::Row dequantize_row(const hkb::Device& dev, const Format& f, bool busy_gri
 }
 
 bench::Row get_rows_row(const hkb::Device& dev, const std::string& tag, size_t values, size_t bytes,
-                        const hkb::LaunchConfig& cfg, const std::vector<uint32_t>& ids_host) {
+                        const hkb::LaunchConfig& cfg, const std::vector<uint32_t>& ids_host,
+                        const char* note = "") {
   constexpr size_t kVocab = 32000, kHidden = 4096;
   const size_t row_bytes = kHidden / values * bytes;
   auto tables = rotation(dev, kVocab * row_bytes, tag == "f16" ? 0x00 : 0x14);
@@ -84,7 +85,7 @@ bench::Row get_rows_row(const hkb::Device& dev, const std::string& tag, size_t v
     fn.launch(cfg, args);
   });
   const double moved = static_cast<double>(ids_host.size()) * (row_bytes + kHidden * 4);
-  return {"get_rows_" + tag + " 32000x4096, 4096 ids", moved, s};
+  return {"get_rows_" + tag + " 32000x4096, 4096 ids" + note, moved, s};
 }
 
 bench::Row quantize_row(const hkb::Device& dev) {
@@ -126,6 +127,9 @@ int main() {
     report.add(
         get_rows_row(dev, "q6_K", 256, 210, hkb::LaunchConfig::make(4096, 16, 1, 64, 1, 1), ids));
     report.add(get_rows_row(dev, "f16", 1, 2, plain, ids));
+    // One block a row (grid y 1): what the work costs without candle's idle blocks.
+    report.add(get_rows_row(dev, "q4_0", 32, 18, hkb::LaunchConfig::make(4096, 1, 1, 256, 1, 1),
+                            ids, " (grid 4096 x 256)"));
     report.add(quantize_row(dev));
   });
 }

@@ -395,7 +395,10 @@ constexpr uint32_t kSortBlocksPerMP = HKB_SORT_BLOCKS_PER_MP;
 // one per 256 or 512 values): at 64 registers, 512 of them take half of an SM's register file and
 // leave the other half to the idle blocks of candle's grid, which then retire while the data
 // moves instead of waiting for the work to end (docs/performance-quantized.md).
-constexpr uint32_t kQuantBusyThreadsPerMP = 512;
+#ifndef HKB_QUANT_BUSY_THREADS
+#define HKB_QUANT_BUSY_THREADS 512
+#endif
+constexpr uint32_t kQuantBusyThreadsPerMP = HKB_QUANT_BUSY_THREADS;
 // Busy blocks per multiprocessor at most: an H100 SM holds 32 blocks, and with 32-thread blocks
 // the busy ones must leave half the slots to the idle ones. AMD CUs hold 16 workgroups (gfx9) or
 // 32 per WGP; unmeasured, half of the smaller.
@@ -405,9 +408,19 @@ constexpr uint32_t kQuantBusyBlocksPerMP = 16;
 constexpr uint32_t kQuantBusyBlocksPerMP = 8;
 #endif
 // 8-value units a thread of dequantize/get_rows loads before decoding the first: two give the 512
-// busy threads of a multiprocessor 32 KB of f32 output per round trip; four spill under the
-// 64-register cap.
-constexpr int kQuantUnitsInFlight = 2;
+// busy threads of a multiprocessor 32 KB of f32 output per round trip; three measured no faster
+// on the H200 (and 768 busy threads slower), four spill under the 64-register cap.
+#ifndef HKB_QUANT_UNITS
+#define HKB_QUANT_UNITS 2
+#endif
+constexpr int kQuantUnitsInFlight = HKB_QUANT_UNITS;
+// get_rows of quantized tables: a thread loads the ids of its next round's units while this
+// round's data is in flight, so a round waits for one load instead of an id load and then a data
+// load (quantized/decode.h; H200 get_rows_q4_0 52 -> 57% of copy).
+#ifndef HKB_QUANT_IDS_AHEAD
+#define HKB_QUANT_IDS_AHEAD 1
+#endif
+constexpr bool kQuantIdsAhead = HKB_QUANT_IDS_AHEAD != 0;
 // q8_1 blocks a lane group of quantize_q8_1 loads (16 bytes a lane each) before reducing them.
 constexpr int kQuantQ8BlocksInFlight = 2;
 

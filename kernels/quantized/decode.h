@@ -82,22 +82,37 @@ HKB_DEVICE bool rows_vectorizable(const TO* dst, uint64_t n_vals) {
 }
 
 // Output row r (r < rows) is dst + r * n_vals: values v < n_vals of the row whose blocks start at
-// row_src(r) (nullptr: a row of zeros). A: the alignment every block start has (see blocks.h).
+// row_src.at(row_src.key(r)) (nullptr: a row of zeros). A: the alignment every block start has (see
+// blocks.h). Where a row's key is a load (RowSrc::kLoads: get_rows' ids) of a quantized table and
+// kQuantIdsAhead, a round loads the next round's keys while its own data is in flight, so it waits
+// for one load instead of a key load and then a data load; otherwise every unit's key is asked for
+// before any unit's data, so the U key loads are in flight together. Plain tables keep the latter:
+// the held keys cost get_rows_f16 an idle block of candle's grid per SM (48 -> 50 registers).
 template <typename F, int A, typename TO, typename RowSrc>
 HKB_DEVICE void decode_rows(Busy b, uint64_t rows, uint64_t n_vals, const RowSrc& row_src,
                             TO* dst) {
   constexpr int U = hkb::tuning::kQuantUnitsInFlight;
+  constexpr bool kAhead = hkb::tuning::kQuantIdsAhead && RowSrc::kLoads && !is_plain<F>::value;
   constexpr uint32_t kUnits = F::kValues / 8;  // units of a block: 4 or 32
   if (rows == 0 || n_vals == 0) return;
   const bool vec = rows_vectorizable(dst, n_vals);
   Cursor c(b.first, b.step, (n_vals + 7) / 8);
+  // The keys of the round that starts at cursor d.
+  const auto keys_of = [&](Cursor d, uint32_t(&key)[U]) {
+#pragma unroll
+    for (int j = 0; j < U; ++j) {
+      key[j] = d.row < rows ? row_src.key(d.row) : 0u;
+      d.next();
+    }
+  };
+  uint32_t key[U];
+  if (kAhead) keys_of(c, key);
   while (c.row < rows) {
+    if (!kAhead) keys_of(c, key);
     TO* out[U];
     const uint8_t* block[U];
     uint32_t part[U], left[U];
     typename F::Raw raw[U];
-    // Every unit's row (get_rows: an id load) before any unit's data, so the U id loads are in
-    // flight together and the data loads wait for one round trip, not U.
 #pragma unroll
     for (int j = 0; j < U; ++j) {
       out[j] = nullptr, block[j] = nullptr, part[j] = 0, left[j] = 0, raw[j] = {};
@@ -106,7 +121,7 @@ HKB_DEVICE void decode_rows(Busy b, uint64_t rows, uint64_t n_vals, const RowSrc
         out[j] = dst + c.row * n_vals + 8 * c.col;
         left[j] = rest < 8 ? static_cast<uint32_t>(rest) : 8u;
         part[j] = static_cast<uint32_t>(c.col % kUnits);
-        const uint8_t* src = row_src(c.row);
+        const uint8_t* src = row_src.at(key[j]);
         if (src != nullptr) block[j] = src + (c.col / kUnits) * F::kBytes;
       }
       c.next();
@@ -120,6 +135,7 @@ HKB_DEVICE void decode_rows(Busy b, uint64_t rows, uint64_t n_vals, const RowSrc
         raw[j] = F::template load<A>(block[j], part[j]);
       }
     }
+    if (kAhead) keys_of(c, key);
 #pragma unroll
     for (int j = 0; j < U; ++j) {
       if (out[j] == nullptr) break;

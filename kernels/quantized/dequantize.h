@@ -13,8 +13,10 @@
 namespace hkb::quant {
 
 struct SameRow {
+  static constexpr bool kLoads = false;
   const uint8_t* base;
-  HKB_DEVICE const uint8_t* operator()(uint64_t) const { return base; }
+  HKB_DEVICE uint32_t key(uint64_t) const { return 0; }
+  HKB_DEVICE const uint8_t* at(uint32_t) const { return base; }
 };
 
 template <typename F, typename TO>

@@ -22,11 +22,12 @@ namespace hkb::quant {
 constexpr uint32_t kNoRow = 0xFFFFFFFFu;
 
 struct IdRow {
+  static constexpr bool kLoads = true;
   const uint8_t* table;
   const uint32_t* ids;
   uint64_t stride;  // bytes
-  HKB_DEVICE const uint8_t* operator()(uint64_t r) const {
-    const uint32_t id = ids[r];
+  HKB_DEVICE uint32_t key(uint64_t r) const { return ids[r]; }
+  HKB_DEVICE const uint8_t* at(uint32_t id) const {
     return id == kNoRow ? nullptr : table + id * stride;
   }
 };

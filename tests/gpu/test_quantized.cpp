@@ -345,7 +345,8 @@ TEST_F(QuantizedTest, GetRowsNothingToDo) {
 }
 
 template <typename T>
-void run_get_rows_plain(QuantizedTest& t, size_t rows, size_t hidden, size_t n_ids) {
+void run_get_rows_plain(QuantizedTest& t, size_t rows, size_t hidden, size_t n_ids,
+                        const hkb::LaunchConfig* grid = nullptr) {
   std::vector<T> table(rows * hidden);
   std::vector<double> exact(rows * hidden);
   std::normal_distribution<double> normal(0, 100);
@@ -356,7 +357,8 @@ void run_get_rows_plain(QuantizedTest& t, size_t rows, size_t hidden, size_t n_i
   std::vector<uint8_t> bytes(table.size() * sizeof(T));
   if (!bytes.empty()) std::memcpy(bytes.data(), table.data(), bytes.size());
   check_get_rows(t, std::string("get_rows_") + ref::tag<T>(), bytes, exact, hidden, rows, hidden,
-                 hidden * sizeof(T), n_ids, candle_get_rows(QType::q4_0, true, n_ids, hidden));
+                 hidden * sizeof(T), n_ids,
+                 grid ? *grid : candle_get_rows(QType::q4_0, true, n_ids, hidden));
 }
 
 TEST_F(QuantizedTest, GetRowsFloatTables) {
@@ -365,6 +367,15 @@ TEST_F(QuantizedTest, GetRowsFloatTables) {
     run_get_rows_plain<hkb::f16>(*this, 40, h, 29);
     run_get_rows_plain<hkb::bf16>(*this, 40, h, 29);
   }
+}
+
+// One block of 32 threads: many rounds a thread over plain tables, sentinel ids among them (a
+// round loads the next round's ids while its data is in flight).
+TEST_F(QuantizedTest, GetRowsFloatTablesTinyGrid) {
+  const hkb::LaunchConfig tiny = hkb::LaunchConfig::make(21, 1, 1, 32, 1, 1);
+  run_get_rows_plain<hkb::f16>(*this, 30, 1000, 21, &tiny);
+  run_get_rows_plain<float>(*this, 30, 4096, 21, &tiny);
+  run_get_rows_plain<hkb::bf16>(*this, 30, 7, 21, &tiny);
 }
 
 // ---- quantize_q8_1 ------------------------------------------------------------------------------
