@@ -425,15 +425,17 @@ constexpr bool kQuantIdsAhead = HKB_QUANT_IDS_AHEAD != 0;
 constexpr int kQuantQ8BlocksInFlight = 2;
 
 // NVIDIA blocks of 128 threads resident per SM for a batch-1 row product (MMVQ cuda1, the MoE
-// kernels) of a format with blocks of `block_values`: the 32-value formats need fewer than 32
-// registers, and 16 resident blocks overlap more of candle's one-row blocks; the K-quants keep 64
-// registers (at 16, q4_K gains 1-5 points and q2_K / q3_K / q5_K lose 2-8:
-// docs/performance-quantized.md).
-#ifndef HKB_MMVQ_SUPER_BLOCKS_PER_SM
-#define HKB_MMVQ_SUPER_BLOCKS_PER_SM 8
+// kernels): 16 (32 registers) where blockdot.h's wide items serve the format, so more of candle's
+// one-row blocks overlap; q2_K and q3_K (vecdot.h's items) keep 8 (64 registers: at 32 they spill
+// and lose 3-4 points; docs/performance-h200.md).
+#ifndef HKB_MMVQ_WIDE_ROW_BLOCKS_PER_SM
+#define HKB_MMVQ_WIDE_ROW_BLOCKS_PER_SM 16
 #endif
-constexpr int mmvq_row_blocks_per_sm(int block_values) {
-  return block_values == 32 ? 16 : HKB_MMVQ_SUPER_BLOCKS_PER_SM;
+#ifndef HKB_MMVQ_VEC_ROW_BLOCKS_PER_SM
+#define HKB_MMVQ_VEC_ROW_BLOCKS_PER_SM 8
+#endif
+constexpr int mmvq_row_blocks_per_sm(bool wide_items) {
+  return wide_items ? HKB_MMVQ_WIDE_ROW_BLOCKS_PER_SM : HKB_MMVQ_VEC_ROW_BLOCKS_PER_SM;
 }
 
 // Wide items (quantized/blockdot.h) a thread of a batch-1 MMVQ row loads before its first dot
