@@ -35,13 +35,6 @@ HKB_DEVICE uint32_t ld32(const uint8_t* p) {
   }
 }
 
-// Byte i (0..7, a constant after unrolling) of the 8 bytes w0, w1.
-HKB_DEVICE uint32_t byte8(uint32_t w0, uint32_t w1, int i) {
-  return ((i < 4 ? w0 : w1) >> (8 * (i & 3))) & 0xFFu;
-}
-HKB_DEVICE float sbyte8(uint32_t w0, uint32_t w1, int i) {
-  return static_cast<float>(static_cast<int8_t>(byte8(w0, w1, i)));
-}
 // The fifth bits of four values (bits 0..3 of h) as bit 4 of each byte: the multiply puts bit i at
 // 8 i + 4, and no two of its terms overlap.
 HKB_DEVICE int spread4(uint32_t h) {
@@ -52,6 +45,27 @@ HKB_DEVICE float half_lo(uint32_t w) {
 }
 HKB_DEVICE float half_hi(uint32_t w) {
   return half_bits_to_float(static_cast<uint16_t>(w >> 16));
+}
+// The four bytes of w (each below 128) minus kBias, as floats c[0..3], exactly: byte_float
+// (platform.h) puts a byte into a float's mantissa with one permute and one FMA by powers of two
+// makes it the integer again (NVIDIA converts integers at a quarter of the float rate).
+template <int kBias>
+HKB_DEVICE void codes4(uint32_t w, float* c) {
+#pragma unroll
+  for (int k = 0; k < 4; ++k) c[k] = fmaf(byte_float<7>(w, k), 256.0f, -(128.0f + kBias));
+}
+// The eight codes of the words w0, w1 (codes4).
+template <int kBias>
+HKB_DEVICE void codes8(uint32_t w0, uint32_t w1, float (&c)[8]) {
+  codes4<kBias>(w0, c);
+  codes4<kBias>(w1, c + 4);
+}
+// The four bytes of w as signed integers, as floats, exactly (codes4 of the bytes plus 128).
+HKB_DEVICE void sbytes4(uint32_t w, float* c) {
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    c[k] = fmaf(byte_float<8>(w ^ 0x80808080u, k), 65536.0f, -(32768.0f + 128.0f));
+  }
 }
 
 // ---- 32-value formats: unit p in 0..3 -------------------------------------------------------
@@ -74,17 +88,16 @@ struct Legacy {
   static HKB_DEVICE void decode(const Raw& r, uint32_t p, float (&v)[8]) {
     const float d = half_lo(r.dm), m = half_hi(r.dm);
     const int sh = 4 * static_cast<int>(p >> 1);
-    const uint32_t hi = r.qh >> (8 * p);
-#pragma unroll
-    for (int i = 0; i < 8; ++i) {
-      const uint32_t q =
-          ((byte8(r.q0, r.q1, i) >> sh) & 15u) | (kFifth ? ((hi >> i) & 1u) << 4 : 0u);
-      if constexpr (kMin) {
-        v[i] = static_cast<float>(q) * d + m;
-      } else {
-        v[i] = static_cast<float>(static_cast<int>(q) - (kFifth ? 16 : 8)) * d;
-      }
+    uint32_t w0 = (r.q0 >> sh) & 0x0F0F0F0Fu, w1 = (r.q1 >> sh) & 0x0F0F0F0Fu;
+    if constexpr (kFifth) {
+      const uint32_t hi = r.qh >> (8 * p);
+      w0 |= static_cast<uint32_t>(spread4(hi));
+      w1 |= static_cast<uint32_t>(spread4(hi >> 4));
     }
+    float c[8];
+    codes8<kMin ? 0 : (kFifth ? 16 : 8)>(w0, w1, c);
+#pragma unroll
+    for (int i = 0; i < 8; ++i) v[i] = kMin ? c[i] * d + m : c[i] * d;
   }
 };
 using Q4_0 = Legacy<false, false>;
@@ -110,8 +123,11 @@ struct Q8 {
   }
   static HKB_DEVICE void decode(const Raw& r, uint32_t, float (&v)[8]) {
     const float d = kFloatD ? bits_float(r.d) : half_lo(r.d);
+    float c[8];
+    sbytes4(r.q0, c);
+    sbytes4(r.q1, c + 4);
 #pragma unroll
-    for (int i = 0; i < 8; ++i) v[i] = sbyte8(r.q0, r.q1, i) * d;
+    for (int i = 0; i < 8; ++i) v[i] = c[i] * d;
   }
 };
 using Q8_0 = Q8<32, 34, false>;
@@ -137,10 +153,10 @@ struct Q2_K {
     const float dl = half_lo(r.dm) * static_cast<float>(r.sc & 15u);
     const float ml = half_hi(r.dm) * static_cast<float>(r.sc >> 4);
     const int sh = 2 * static_cast<int>((p >> 2) & 3);
+    float c[8];
+    codes8<0>((r.q0 >> sh) & 0x03030303u, (r.q1 >> sh) & 0x03030303u, c);
 #pragma unroll
-    for (int i = 0; i < 8; ++i) {
-      v[i] = dl * static_cast<float>((byte8(r.q0, r.q1, i) >> sh) & 3u) - ml;
-    }
+    for (int i = 0; i < 8; ++i) v[i] = dl * c[i] - ml;
   }
 };
 
@@ -172,12 +188,14 @@ struct Q3_K {
         static_cast<float>(static_cast<int>(q3_scale_bits(r.sl, r.sh, static_cast<int>(s))) - 32);
     const int k = static_cast<int>((p >> 2) & 3);
     const int bit = 4 * static_cast<int>(p >> 4) + k;
+    // Code lo + 4 h minus 4: lo - 4 without the high-mask bit h, lo with it.
+    const auto code = [&](uint32_t q, uint32_t h) {
+      return ((q >> (2 * k)) & 0x03030303u) | (((h >> bit) & 0x01010101u) << 2);
+    };
+    float c[8];
+    codes8<4>(code(r.q0, r.h0), code(r.q1, r.h1), c);
 #pragma unroll
-    for (int i = 0; i < 8; ++i) {
-      const int q = static_cast<int>((byte8(r.q0, r.q1, i) >> (2 * k)) & 3u) -
-                    (((byte8(r.h0, r.h1, i) >> bit) & 1u) ? 0 : 4);
-      v[i] = dl * static_cast<float>(q);
-    }
+    for (int i = 0; i < 8; ++i) v[i] = dl * c[i];
   }
 };
 
@@ -225,12 +243,13 @@ struct KMin {
     const uint32_t g = p >> 2;
     const KScaleMin s = k_scale_min(r.dm, r.a, r.b, r.c, g);
     const int sh = 4 * static_cast<int>(g & 1);
+    const auto code = [&](uint32_t q, uint32_t h) {
+      return ((q >> sh) & 0x0F0F0F0Fu) | (kFifth ? ((h >> g) & 0x01010101u) << 4 : 0u);
+    };
+    float c[8];
+    codes8<0>(code(r.q0, r.h0), code(r.q1, r.h1), c);
 #pragma unroll
-    for (int i = 0; i < 8; ++i) {
-      const uint32_t q = ((byte8(r.q0, r.q1, i) >> sh) & 15u) |
-                         (kFifth ? ((byte8(r.h0, r.h1, i) >> g) & 1u) << 4 : 0u);
-      v[i] = s.d * static_cast<float>(q) - s.m;
-    }
+    for (int i = 0; i < 8; ++i) v[i] = s.d * c[i] - s.m;
   }
 };
 using Q4_K = KMin<false>;
@@ -255,12 +274,13 @@ struct Q6_K {
     const int k = static_cast<int>((p >> 2) & 3);
     const float dl = half_lo(r.d) * static_cast<float>(static_cast<int8_t>(r.sc));
     const int sh = 4 * (k >> 1);
+    const auto code = [&](uint32_t l, uint32_t h) {
+      return ((l >> sh) & 0x0F0F0F0Fu) | (((h >> (2 * k)) & 0x03030303u) << 4);
+    };
+    float c[8];
+    codes8<32>(code(r.l0, r.h0), code(r.l1, r.h1), c);
 #pragma unroll
-    for (int i = 0; i < 8; ++i) {
-      const uint32_t q =
-          ((byte8(r.l0, r.l1, i) >> sh) & 15u) | (((byte8(r.h0, r.h1, i) >> (2 * k)) & 3u) << 4);
-      v[i] = dl * static_cast<float>(static_cast<int>(q) - 32);
-    }
+    for (int i = 0; i < 8; ++i) v[i] = dl * c[i];
   }
 };
 
