@@ -421,6 +421,12 @@ constexpr int kQuantUnitsInFlight = HKB_QUANT_UNITS;
 #define HKB_QUANT_IDS_AHEAD 1
 #endif
 constexpr bool kQuantIdsAhead = HKB_QUANT_IDS_AHEAD != 0;
+// dequantize / get_rows step over units and output offsets in 32 bits where the job has fewer than
+// 2^31 values (fewer instructions a unit: these kernels issue, they do not wait on memory).
+#ifndef HKB_QUANT_INDEX32
+#define HKB_QUANT_INDEX32 1
+#endif
+constexpr bool kQuantIndex32 = HKB_QUANT_INDEX32 != 0;
 // q8_1 blocks a lane group of quantize_q8_1 loads (16 bytes a lane each) before reducing them.
 constexpr int kQuantQ8BlocksInFlight = 2;
 

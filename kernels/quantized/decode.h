@@ -88,17 +88,18 @@ HKB_DEVICE bool rows_vectorizable(const TO* dst, uint64_t n_vals) {
 // for one load instead of a key load and then a data load; otherwise every unit's key is asked for
 // before any unit's data, so the U key loads are in flight together. Plain tables keep the latter:
 // the held keys cost get_rows_f16 an idle block of candle's grid per SM (48 -> 50 registers).
-template <typename F, int A, typename TO, typename RowSrc>
-HKB_DEVICE void decode_rows(Busy b, uint64_t rows, uint64_t n_vals, const RowSrc& row_src,
-                            TO* dst) {
+// I: the type of the unit positions and output offsets (uint32_t: rows * n_vals below 2^31).
+template <typename F, int A, typename I, typename TO, typename RowSrc>
+HKB_DEVICE void decode_rows_in(Busy b, uint64_t rows64, uint64_t n_vals64, const RowSrc& row_src,
+                               TO* dst) {
   constexpr int U = hkb::tuning::kQuantUnitsInFlight;
   constexpr bool kAhead = hkb::tuning::kQuantIdsAhead && RowSrc::kLoads && !is_plain<F>::value;
   constexpr uint32_t kUnits = F::kValues / 8;  // units of a block: 4 or 32
-  if (rows == 0 || n_vals == 0) return;
-  const bool vec = rows_vectorizable(dst, n_vals);
-  Cursor c(b.first, b.step, (n_vals + 7) / 8);
+  const I rows = static_cast<I>(rows64), n_vals = static_cast<I>(n_vals64);
+  const bool vec = rows_vectorizable(dst, n_vals64);
+  Cursor<I> c(b.first, b.step, (n_vals64 + 7) / 8);
   // The keys of the round that starts at cursor d.
-  const auto keys_of = [&](Cursor d, uint32_t(&key)[U]) {
+  const auto keys_of = [&](Cursor<I> d, uint32_t(&key)[U]) {
 #pragma unroll
     for (int j = 0; j < U; ++j) {
       key[j] = d.row < rows ? row_src.key(d.row) : 0u;
@@ -117,7 +118,7 @@ HKB_DEVICE void decode_rows(Busy b, uint64_t rows, uint64_t n_vals, const RowSrc
     for (int j = 0; j < U; ++j) {
       out[j] = nullptr, block[j] = nullptr, part[j] = 0, left[j] = 0, raw[j] = {};
       if (c.row < rows) {
-        const uint64_t rest = n_vals - 8 * c.col;
+        const I rest = n_vals - 8 * c.col;
         out[j] = dst + c.row * n_vals + 8 * c.col;
         left[j] = rest < 8 ? static_cast<uint32_t>(rest) : 8u;
         part[j] = static_cast<uint32_t>(c.col % kUnits);
@@ -143,6 +144,18 @@ HKB_DEVICE void decode_rows(Busy b, uint64_t rows, uint64_t n_vals, const RowSrc
       if (block[j] != nullptr) F::decode(raw[j], part[j], v);
       store8(out[j], v, left[j], vec);
     }
+  }
+}
+
+template <typename F, int A, typename TO, typename RowSrc>
+HKB_DEVICE void decode_rows(Busy b, uint64_t rows, uint64_t n_vals, const RowSrc& row_src,
+                            TO* dst) {
+  if (rows == 0 || n_vals == 0) return;
+  constexpr uint64_t kLimit = 1ull << 31;
+  if (hkb::tuning::kQuantIndex32 && rows < kLimit && n_vals < kLimit && rows * n_vals < kLimit) {
+    decode_rows_in<F, A, uint32_t>(b, rows, n_vals, row_src, dst);
+  } else {
+    decode_rows_in<F, A, uint64_t>(b, rows, n_vals, row_src, dst);
   }
 }
 

@@ -86,7 +86,7 @@ HKB_DEVICE void quantize_q8_1(const float* x, void* vy, int kx_arg, int kx_padde
   uint8_t* y = static_cast<uint8_t*>(vy);
   const bool aligned = (reinterpret_cast<uintptr_t>(y) & 3u) == 0;
   constexpr int U = hkb::tuning::kQuantQ8BlocksInFlight;
-  Cursor c(group, groups, cols);
+  Cursor<> c(group, groups, cols);
   for (uint64_t u = group; u - lag < total; u += U * groups) {
     uint64_t row[U], col[U];
     float4 v[U];

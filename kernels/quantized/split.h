@@ -49,18 +49,21 @@ HKB_DEVICE Busy busy_range() {
 
 // Position (row, col) of the units first, first + step, ... of a rows x cols job (cols > 0),
 // stepped without dividing. first and step count busy threads (below 2^32), so the two divisions
-// when it starts are 32-bit ones (or none, for rows of 2^32 units or more).
+// when it starts are 32-bit ones (or none, for rows of 2^32 units or more). I = uint32_t needs
+// rows * cols below 2^31 (row then stays below 2^32 while the cursor runs past the job).
+template <typename I = uint64_t>
 struct Cursor {
-  uint64_t row, col, cols;
+  I row, col, cols;
   uint32_t drow, dcol;
-  HKB_DEVICE Cursor(uint64_t first, uint64_t step, uint64_t cols_) : cols(cols_) {
+  HKB_DEVICE Cursor(uint64_t first, uint64_t step, uint64_t cols_) : cols(static_cast<I>(cols_)) {
     const uint32_t f = static_cast<uint32_t>(first), s = static_cast<uint32_t>(step);
-    if (cols > 0xFFFFFFFFull) {
+    if (cols_ > 0xFFFFFFFFull) {
       row = 0, col = f, drow = 0, dcol = s;
       return;
     }
-    const uint32_t c = static_cast<uint32_t>(cols);
-    row = f / c, col = f - static_cast<uint32_t>(row) * c;
+    const uint32_t c = static_cast<uint32_t>(cols_);
+    const uint32_t r = f / c;
+    row = r, col = f - r * c;
     drow = s / c, dcol = s - drow * c;
   }
   HKB_DEVICE void next() {
