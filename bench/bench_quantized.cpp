@@ -127,7 +127,8 @@ int main() {
     report.add(
         get_rows_row(dev, "q6_K", 256, 210, hkb::LaunchConfig::make(4096, 16, 1, 64, 1, 1), ids));
     report.add(get_rows_row(dev, "f16", 1, 2, plain, ids));
-    // One block a row (grid y 1): what the work costs without candle's idle blocks.
+    // One block a row (grid y 1, an eighth of candle's blocks): what the work costs without most of
+    // candle's idle blocks.
     report.add(get_rows_row(dev, "q4_0", 32, 18, hkb::LaunchConfig::make(4096, 1, 1, 256, 1, 1),
                             ids, " (grid 4096 x 256)"));
     report.add(quantize_row(dev));

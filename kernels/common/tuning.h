@@ -408,15 +408,15 @@ constexpr uint32_t kQuantBusyBlocksPerMP = 16;
 constexpr uint32_t kQuantBusyBlocksPerMP = 8;
 #endif
 // 8-value units a thread of dequantize/get_rows loads before decoding the first: two give the 512
-// busy threads of a multiprocessor 32 KB of f32 output per round trip; three measured no faster
-// on the H200 (and 768 busy threads slower), four spill under the 64-register cap.
+// busy threads of a multiprocessor 32 KB of f32 output per round trip; three were no faster and
+// four spill under the 64-register cap (docs/performance-h200.md).
 #ifndef HKB_QUANT_UNITS
 #define HKB_QUANT_UNITS 2
 #endif
 constexpr int kQuantUnitsInFlight = HKB_QUANT_UNITS;
 // get_rows of quantized tables: a thread loads the ids of its next round's units while this
 // round's data is in flight, so a round waits for one load instead of an id load and then a data
-// load (quantized/decode.h; H200 get_rows_q4_0 52 -> 57% of copy).
+// load (quantized/decode.h; docs/performance-h200.md).
 #ifndef HKB_QUANT_IDS_AHEAD
 #define HKB_QUANT_IDS_AHEAD 1
 #endif

@@ -87,7 +87,7 @@ HKB_DEVICE bool rows_vectorizable(const TO* dst, uint64_t n_vals) {
 // kQuantIdsAhead, a round loads the next round's keys while its own data is in flight, so it waits
 // for one load instead of a key load and then a data load; otherwise every unit's key is asked for
 // before any unit's data, so the U key loads are in flight together. Plain tables keep the latter:
-// the held keys cost get_rows_f16 an idle block of candle's grid per SM (48 -> 50 registers).
+// their held keys cost a resident idle block of candle's grid per SM, which bounds them.
 // I: the type of the unit positions and output offsets (uint32_t: rows * n_vals below 2^31).
 template <typename F, int A, typename I, typename TO, typename RowSrc>
 HKB_DEVICE void decode_rows_in(Busy b, uint64_t rows64, uint64_t n_vals64, const RowSrc& row_src,

@@ -369,8 +369,8 @@ TEST_F(QuantizedTest, GetRowsFloatTables) {
   }
 }
 
-// One block of 32 threads: many rounds a thread over plain tables, sentinel ids among them (a
-// round loads the next round's ids while its data is in flight).
+// One block of 32 threads: many rounds a thread over plain tables, sentinel ids among them
+// (GetRowsAnyGrid does the same for quantized tables, whose ids are loaded a round ahead).
 TEST_F(QuantizedTest, GetRowsFloatTablesTinyGrid) {
   const hkb::LaunchConfig tiny = hkb::LaunchConfig::make(21, 1, 1, 32, 1, 1);
   run_get_rows_plain<hkb::f16>(*this, 30, 1000, 21, &tiny);
