@@ -12,9 +12,11 @@
 // - NaN: every NaN (any sign or payload) is greater than +inf and equal to every other NaN, so
 //   NaNs come last in ascending and first in descending order, among themselves by column. -0.0
 //   and +0.0 are equal keys.
-// - Grid: one block per row as candle launches it; the row count is gridDim.x. Rows that take few
-//   registers are sorted by the first blocks only, each going on to the row a busy-block count
-//   further, while the other blocks leave at once (sort/network.h, sort_rows).
+// - Grid: one block per row as candle launches it; the row count is gridDim.x. A block whose row
+//   needs at most half its threads sorts two rows at once where its shared memory allows (block b
+//   rows 2b and 2b + 1). Rows that take few registers are sorted by the first blocks only, each
+//   going on to the rows a busy-block count further, while the other blocks leave at once
+//   (sort/network.h, sort_rows).
 // - Any block size is correct. The block's largest power of two of threads (at most 1024) holds
 //   the row in registers, at most 8 slots a thread, or 16 for dtypes of at most
 //   4 bytes in rows of more than 16 waves' lanes (ncols_pad above 16 * wave size); see
@@ -108,20 +110,20 @@ __device__ void argsort(const T* x, uint32_t* dst, int ncols_arg, int ncols_pad_
       items <= kMaxItems && (items <= kSortMaxWaveItems || pad / items > HKB_WAVE_SIZE);
   switch (in_registers ? items : 0) {
     case 1:
-      sort_rows_in_registers<Ascending, 1>(x, dst, ncols, pad, sort_slots);
+      sort_rows_in_registers<Ascending, 1>(x, dst, ncols, pad, threads, sort_slots);
       break;
     case 2:
-      sort_rows_in_registers<Ascending, 2>(x, dst, ncols, pad, sort_slots);
+      sort_rows_in_registers<Ascending, 2>(x, dst, ncols, pad, threads, sort_slots);
       break;
     case 4:
-      sort_rows_in_registers<Ascending, 4>(x, dst, ncols, pad, sort_slots);
+      sort_rows_in_registers<Ascending, 4>(x, dst, ncols, pad, threads, sort_slots);
       break;
     case 8:
-      sort_rows_in_registers<Ascending, 8>(x, dst, ncols, pad, sort_slots);
+      sort_rows_in_registers<Ascending, 8>(x, dst, ncols, pad, threads, sort_slots);
       break;
     case 16:
       if constexpr (kMaxItems == 16) {
-        sort_rows_in_registers<Ascending, 16>(x, dst, ncols, pad, sort_slots);
+        sort_rows_in_registers<Ascending, 16>(x, dst, ncols, pad, threads, sort_slots);
       }
       break;
     default:

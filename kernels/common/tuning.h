@@ -386,6 +386,14 @@ constexpr bool kSortRowLoop = HKB_SORT_ROW_LOOP != 0;
 #define HKB_SORT_BLOCKS_PER_MP 2
 #endif
 constexpr uint32_t kSortBlocksPerMP = HKB_SORT_BLOCKS_PER_MP;
+// Rows of several waves of workers a block sorts at once where it has the threads (2: candle's
+// 1024-thread block on rows of 512 workers, whose other half would leave), each row's trips
+// through its own part of the row's shared memory (sort/network.h); 1: one.
+#ifndef HKB_SORT_ROWS_AT_ONCE
+#define HKB_SORT_ROWS_AT_ONCE 2
+#endif
+constexpr int kSortRowsAtOnce = HKB_SORT_ROWS_AT_ONCE;
+static_assert(kSortRowsAtOnce == 1 || kSortRowsAtOnce == 2, "HKB_SORT_ROWS_AT_ONCE: 1 or 2");
 
 // ---------------------------------------------------------------------------------------------
 // Quantized family (quantized.hip, quantized/): dequantize, get_rows, quantize_q8_1 under

@@ -88,8 +88,9 @@ HKB_DEVICE void lane_stage(S (&v)[E], int i, int width, uint32_t keep_larger_bit
 
 // The stages of level h (pairs ascending where bit h + 1 of p is clear) on position bits `top`
 // down to `bottom`, for slots at p = base | e whose lane bit i sits at position bit lane_pos + i;
-// `lane` is the thread's lane among `width` working lanes.
-template <bool Whole, int E, typename S>
+// `lane` is the thread's lane among `width` working lanes. kThreadDir: h + 1 >= R, so bit h + 1
+// lies above the register bits and every pair of the thread sorts the same way.
+template <bool Whole, bool kThreadDir, int E, typename S>
 HKB_DEVICE void sort_stages(S (&v)[E], uint32_t base, int lane_pos, int h, int top, int bottom,
                             uint32_t lane, int width, int lane_bits) {
   constexpr int kRegBits = sort_log2<E>();
@@ -119,7 +120,8 @@ HKB_DEVICE void sort_stages(S (&v)[E], uint32_t base, int lane_pos, int h, int t
       if ((e >> r) & 1) continue;
       const int f = e | (1 << r);
       // Bit h + 1 of base | e: the thread's bit or a register bit (h + 1 < R), never both.
-      const bool dir = (base_dir ^ ((static_cast<uint32_t>(e) >> (h + 1)) & 1u)) != 0;
+      const bool dir = kThreadDir ? base_dir != 0
+                                  : (base_dir ^ ((static_cast<uint32_t>(e) >> (h + 1)) & 1u)) != 0;
       const bool keep = slot_less(v[e], v[f]) != dir;
       const S a = v[e];
       slot_pick(v[e], keep, a, v[f]);
@@ -128,73 +130,72 @@ HKB_DEVICE void sort_stages(S (&v)[E], uint32_t base, int lane_pos, int h, int t
   }
 }
 
-// One trip of 32-bit values, get(e) of every worker's slots, from the layout whose slot 0 sits
-// at position `from` to the one at `to` (slot e at position + e in both): ncols_pad words hold
-// one value of every slot.
-template <int E, typename Get, typename Set>
-HKB_DEVICE void sort_trip_words(uint32_t* shared, uint32_t from, uint32_t to, Get get, Set set) {
-  const uint32_t src = sort_word<E>(from), dst = sort_word<E>(to);
-  hkb::block_sync();
+// One trip from the layout whose slot 0 sits at position `from` to the one at `to` (slot e at
+// position + e in both) through `buf`, E / kPasses slots a thread a pass: pass q moves slots q E /
+// kPasses .. , placed as in a row of kPasses times fewer positions (register bits dropped from the
+// top of the register field), so that buf holds ncols_pad / kPasses values of W.
+template <int E, int kPasses, typename W, typename Get, typename Set>
+HKB_DEVICE void sort_trip(W* buf, uint32_t from, uint32_t to, Get get, Set set) {
+  static_assert(kPasses >= 1 && E % kPasses == 0, "whole slots a pass");
+  constexpr int kChunk = E / kPasses;
+  constexpr int kShift = sort_log2<kPasses>();
+  const uint32_t src = sort_word<kChunk>(from >> kShift), dst = sort_word<kChunk>(to >> kShift);
 #pragma unroll
-  for (int e = 0; e < E; ++e) shared[src + e * HKB_WAVE_SIZE] = get(e);
-  hkb::block_sync();
-#pragma unroll
-  for (int e = 0; e < E; ++e) set(e, shared[dst + e * HKB_WAVE_SIZE]);
-}
-
-// The same for 64-bit values (E >= 2), half of every thread's slots a trip (register bit R - 1
-// clear, then set): ncols_pad words hold 64 bits of half the slots, and a value stays one
-// register pair.
-template <int E, typename Get, typename Set>
-HKB_DEVICE void sort_trip_pairs(uint32_t* shared, uint32_t from, uint32_t to, Get get, Set set) {
-  constexpr int kHalf = E / 2;
-  uint64_t* pairs = reinterpret_cast<uint64_t*>(shared);
-  // Positions with bit R - 1 removed: the layout of the half-row.
-  const uint32_t src = sort_word<kHalf>(from >> 1), dst = sort_word<kHalf>(to >> 1);
-#pragma unroll
-  for (int half = 0; half < 2; ++half) {
+  for (int q = 0; q < kPasses; ++q) {
     hkb::block_sync();
 #pragma unroll
-    for (int e = 0; e < kHalf; ++e) pairs[src + e * HKB_WAVE_SIZE] = get(half * kHalf + e);
+    for (int e = 0; e < kChunk; ++e) buf[src + e * HKB_WAVE_SIZE] = get(q * kChunk + e);
     hkb::block_sync();
 #pragma unroll
-    for (int e = 0; e < kHalf; ++e) set(half * kHalf + e, pairs[dst + e * HKB_WAVE_SIZE]);
+    for (int e = 0; e < kChunk; ++e) set(q * kChunk + e, buf[dst + e * HKB_WAVE_SIZE]);
   }
 }
 
-template <int E>
+// The most rows a block's shared memory (ncols_pad words) serves at once with E slots of S a
+// thread: a row's trips take ncols_pad / G words, in passes of whole slots (64-bit values whole:
+// E / 2 a thread at most; a lone 64-bit value goes as two words and takes it all).
+template <int E, typename S>
+constexpr int sort_rows_at_once() {
+  return SlotWords<S>::kCount == 1 ? E : E / 2 > 1 ? E / 2 : 1;
+}
+
+// 64-bit values, G rows a block (every row's trips in its own ncols_pad / G words): 2 G passes of
+// E / (2 G) values, each one register pair.
+template <int E, int G>
 HKB_DEVICE void sort_trip_u64(uint64_t (&v)[E], uint32_t* shared, uint32_t from, uint32_t to) {
-  if constexpr (E >= 2) {
-    sort_trip_pairs<E>(
-        shared, from, to, [&](int e) { return v[e]; }, [&](int e, uint64_t x) { v[e] = x; });
+  if constexpr (E >= 2 * G) {
+    sort_trip<E, 2 * G>(
+        reinterpret_cast<uint64_t*>(shared), from, to, [&](int e) { return v[e]; },
+        [&](int e, uint64_t x) { v[e] = x; });
   } else {
-    sort_trip_words<E>(
+    static_assert(E == 1 && G == 1, "one 64-bit value a thread: one row a block");
+    sort_trip<E, 1>(
         shared, from, to, [&](int e) { return static_cast<uint32_t>(v[e]); },
         [&](int e, uint32_t w) { v[e] = (v[e] & 0xFFFFFFFF00000000ull) | w; });
-    sort_trip_words<E>(
+    sort_trip<E, 1>(
         shared, from, to, [&](int e) { return static_cast<uint32_t>(v[e] >> 32); },
         [&](int e, uint32_t w) { v[e] = (v[e] & 0xFFFFFFFFull) | uint64_t{w} << 32; });
   }
 }
 
 // Moves every worker's slots from the layout whose slot 0 sits at position `from` to the one at
-// `to`, through shared memory.
-template <int E>
+// `to`, through the row's ncols_pad / G words of shared memory.
+template <int E, int G>
 HKB_DEVICE void sort_relayout(uint32_t (&v)[E], uint32_t* shared, uint32_t from, uint32_t to) {
-  sort_trip_words<E>(
+  sort_trip<E, G>(
       shared, from, to, [&](int e) { return v[e]; }, [&](int e, uint32_t w) { v[e] = w; });
 }
-template <int E>
+template <int E, int G>
 HKB_DEVICE void sort_relayout(uint64_t (&v)[E], uint32_t* shared, uint32_t from, uint32_t to) {
-  sort_trip_u64(v, shared, from, to);
+  sort_trip_u64<E, G>(v, shared, from, to);
 }
-template <int E>
+template <int E, int G>
 HKB_DEVICE void sort_relayout(Wide (&v)[E], uint32_t* shared, uint32_t from, uint32_t to) {
   uint64_t keys[E];
 #pragma unroll
   for (int e = 0; e < E; ++e) keys[e] = v[e].key;
-  sort_trip_u64(keys, shared, from, to);
-  sort_trip_words<E>(
+  sort_trip_u64<E, G>(keys, shared, from, to);
+  sort_trip<E, G>(
       shared, from, to, [&](int e) { return v[e].col; }, [&](int e, uint32_t w) { v[e].col = w; });
 #pragma unroll
   for (int e = 0; e < E; ++e) v[e].key = keys[e];
@@ -250,29 +251,33 @@ HKB_DEVICE void sort_store(const S (&v)[E], uint32_t* dst, uint32_t row, uint32_
   }
 }
 
-// Blocks that sort: the first sort_busy_blocks() blocks take rows blockIdx.x, + busy, ... and the
-// others leave at once, so that a block reads its next row while it sorts the current one instead
-// of a new block waiting for the first loads of its row (tuning::kSortBlocksPerMP).
-HKB_DEVICE uint32_t sort_busy_blocks() {
+// Blocks that sort: the first sort_busy_blocks(G) blocks take rows G blockIdx.x + g, then G busy
+// further, ... (g: the thread's row group), and the others leave at once, so that a block reads
+// its next rows while it sorts the current ones instead of a new block waiting for the first loads
+// of its rows (tuning::kSortBlocksPerMP).
+HKB_DEVICE uint32_t sort_busy_blocks(uint32_t groups) {
   const uint32_t per_mp =
       hkb::tuning::kSortBlocksPerMP * (blockDim.x < 1024 ? 1024 / blockDim.x : 1);
   const uint32_t busy = hkb::multiprocessors() * per_mp;
-  return busy < gridDim.x ? busy : gridDim.x;
+  const uint32_t needed = (gridDim.x + groups - 1) / groups;
+  return busy < needed ? busy : needed;
 }
 
-// Sorts the rows of a block with `network` (slots in registers, in the row layout) and writes
-// each row's first ncols columns. Where a thread's slots and the next row's keys take at most 16
-// registers, busy blocks read those keys before the network runs (more spills on gfx906);
-// otherwise a block sorts row blockIdx.x alone.
+// Sorts the rows of a block's row group g of G (slots in registers, in the row layout) with
+// `network` and writes each row's first ncols columns; group g of block b takes row G b + g.
+// Where a thread's slots and the next row's keys take at most 16 registers, busy blocks read those
+// keys before the network runs (more spills on gfx906); otherwise block b sorts its G rows and
+// leaves. A group whose rows have run out leaves: its partners' barriers no longer wait for it.
 template <bool Ascending, int E, typename T, typename Network>
-HKB_DEVICE void sort_rows(const T* x, uint32_t* dst, uint32_t ncols, uint32_t base,
-                          Network network) {
+HKB_DEVICE void sort_rows(const T* x, uint32_t* dst, uint32_t ncols, uint32_t base, uint32_t g,
+                          uint32_t groups, Network network) {
   constexpr bool kPrefetch =
       E * (sizeof(slot_t<T>) / 4 + (sizeof(T) + 3) / 4) <= 16 && hkb::tuning::kSortRowLoop;
-  uint32_t row = blockIdx.x;
+  uint32_t row = blockIdx.x * groups + g;
   T raw[E];
   slot_t<T> v[E];
   if constexpr (!kPrefetch) {
+    if (groups > 1 && row >= gridDim.x) return;
     sort_fetch(raw, x, row, ncols, base);
     sort_make_slots<Ascending>(v, raw, ncols, base);
     network(v);
@@ -280,13 +285,14 @@ HKB_DEVICE void sort_rows(const T* x, uint32_t* dst, uint32_t ncols, uint32_t ba
     return;
   }
   const uint32_t rows = gridDim.x;
-  const uint32_t busy = sort_busy_blocks();
-  if (row >= busy) return;
+  const uint32_t busy = sort_busy_blocks(groups);
+  if (blockIdx.x >= busy || row >= rows) return;
+  const uint32_t step = busy * groups;
   sort_fetch(raw, x, row, ncols, base);
 #pragma unroll 1
   for (;;) {
     sort_make_slots<Ascending>(v, raw, ncols, base);
-    const uint32_t next = row + busy;
+    const uint32_t next = row + step;
     if (next < rows) sort_fetch(raw, x, next, ncols, base);
     network(v);
     sort_store(v, dst, row, ncols, base);
@@ -301,24 +307,39 @@ HKB_DEVICE void sort_network_in_wave(S (&v)[E], uint32_t workers, int pad_bits) 
   constexpr int kRegBits = sort_log2<E>();
   const uint32_t t = threadIdx.x;
   const int lane_bits = pad_bits - kRegBits;
+  // Levels below R - 1 compare register bits only, in directions set by register bits: unrolled,
+  // their directions are constants. From R - 1 on the direction is the thread's.
+#pragma unroll
+  for (int h = 0; h < kRegBits - 1; ++h) {
+    sort_stages<false, false>(v, t * E, kRegBits, h, h, 0, t, static_cast<int>(workers), lane_bits);
+  }
 #pragma unroll 1
-  for (int h = 0; h < pad_bits; ++h) {
-    sort_stages<false>(v, t * E, kRegBits, h, h, 0, t, static_cast<int>(workers), lane_bits);
+  for (int h = kRegBits > 0 ? kRegBits - 1 : 0; h < pad_bits; ++h) {
+    sort_stages<false, true>(v, t * E, kRegBits, h, h, 0, t, static_cast<int>(workers), lane_bits);
   }
 }
 
-// The network of a row of whole waves of workers (at most 1024 threads).
-template <int E, typename S>
+// The network of a row of whole waves of workers (at most 1024 threads), G rows a block: thread
+// t of row group g is block thread g x workers + t, and the row's trips go through words
+// [g ncols_pad / G, (g + 1) ncols_pad / G) of `shared`. Both come from threadIdx.x where used, so
+// that no register holds them through the network.
+template <int E, int G, typename S>
 HKB_DEVICE void sort_network_in_block(S (&v)[E], int pad_bits, uint32_t* shared) {
   constexpr int kRegBits = sort_log2<E>();
   constexpr int kLaneBits = sort_log2<HKB_WAVE_SIZE>();
   constexpr int kLocalBits = kRegBits + kLaneBits;
-  const uint32_t t = threadIdx.x;
+  const int worker_bits = pad_bits - kRegBits;
+  const uint32_t t = G == 1 ? threadIdx.x : threadIdx.x & ((1u << worker_bits) - 1);
   const uint32_t base = t * E;
   const uint32_t lane = t % HKB_WAVE_SIZE;
   const uint32_t wave = t / HKB_WAVE_SIZE;
+  // Levels below R - 1: register bits only, unrolled (sort_network_in_wave).
+#pragma unroll
+  for (int h = 0; h < kRegBits - 1; ++h) {
+    sort_stages<true, false>(v, base, kRegBits, h, h, 0, lane, HKB_WAVE_SIZE, kLaneBits);
+  }
 #pragma unroll 1
-  for (int h = 0; h < pad_bits; ++h) {
+  for (int h = kRegBits > 0 ? kRegBits - 1 : 0; h < pad_bits; ++h) {
     int top = h;
     if (h >= kLocalBits) {
       // Window of level h: lane bits [h - K + 1, h]; the wave index fills bits [R, h - K + 1)
@@ -327,12 +348,14 @@ HKB_DEVICE void sort_network_in_block(S (&v)[E], int pad_bits, uint32_t* shared)
       const int lane_pos = h - kLaneBits + 1;
       const uint32_t window = ((wave & ((1u << low) - 1)) << kRegBits) | (lane << lane_pos) |
                               ((wave >> low) << (h + 1));
-      sort_relayout(v, shared, base, window);
-      sort_stages<true>(v, window, lane_pos, h, h, lane_pos, lane, HKB_WAVE_SIZE, kLaneBits);
-      sort_relayout(v, shared, window, base);
+      uint32_t* mine =
+          G == 1 ? shared : shared + ((threadIdx.x >> worker_bits) << (pad_bits - sort_log2<G>()));
+      sort_relayout<E, G>(v, mine, base, window);
+      sort_stages<true, true>(v, window, lane_pos, h, h, lane_pos, lane, HKB_WAVE_SIZE, kLaneBits);
+      sort_relayout<E, G>(v, mine, window, base);
       top = h - kLaneBits;
     }
-    sort_stages<true>(v, base, kRegBits, h, top, 0, lane, HKB_WAVE_SIZE, kLaneBits);
+    sort_stages<true, true>(v, base, kRegBits, h, top, 0, lane, HKB_WAVE_SIZE, kLaneBits);
   }
 }
 
@@ -340,27 +363,53 @@ HKB_DEVICE void sort_network_in_block(S (&v)[E], int pad_bits, uint32_t* shared)
 // and such rows come only from blocks far smaller than candle's.
 constexpr int kSortMaxWaveItems = 8;
 
+// A block sorting G rows of `workers` threads (more than one wave) at once: row group g is block
+// threads g x workers .. (g + 1) x workers - 1.
+template <bool Ascending, int E, int G, typename T>
+HKB_DEVICE void sort_rows_in_block(const T* x, uint32_t* dst, uint32_t ncols, uint32_t pad,
+                                   uint32_t workers, uint32_t* shared) {
+  if (threadIdx.x >= G * workers) return;
+  const int pad_bits = sort_log2(pad);
+  const uint32_t g = G == 1 ? 0 : threadIdx.x / workers;
+  const uint32_t t = G == 1 ? threadIdx.x : threadIdx.x % workers;
+  sort_rows<Ascending, E>(x, dst, ncols, t * E, g, G, [&](slot_t<T>(&v)[E]) {
+    sort_network_in_block<E, G>(v, pad_bits, shared);
+  });
+}
+
 // Sorts the rows of x (gridDim.x of them), ncols_pad = E * workers slots each (workers a power of
-// two, at most 1024; more than one wave when E > kSortMaxWaveItems), into the first ncols columns
-// of the same rows of dst. Threads past the workers leave at once: a barrier waits only for
-// threads that have not exited (NVIDIA from sm_70, AMD per wave, the CPU platform).
+// two, at most `threads`, the block's largest power of two of threads up to 1024; more than one
+// wave when E > kSortMaxWaveItems), into the first ncols columns of the same rows of dst. Rows of
+// several waves of workers are sorted up to tuning::kSortRowsAtOnce at a time a block where its
+// threads and shared memory allow (more waves to hide the network's latencies); rows of one wave,
+// one a block. Threads past the workers leave at once: a barrier waits only for threads that have
+// not exited (NVIDIA from sm_70, AMD per wave, the CPU platform).
 template <bool Ascending, int E, typename T>
 HKB_DEVICE void sort_rows_in_registers(const T* x, uint32_t* dst, uint32_t ncols, uint32_t pad,
-                                       uint32_t* shared) {
+                                       uint32_t threads, uint32_t* shared) {
   const uint32_t workers = pad / E;
-  if (threadIdx.x >= workers) return;
-  const int pad_bits = sort_log2(pad);
-  const uint32_t base = threadIdx.x * E;
   if constexpr (E <= kSortMaxWaveItems) {
     if (workers <= HKB_WAVE_SIZE) {
-      sort_rows<Ascending, E>(x, dst, ncols, base, [&](slot_t<T>(&v)[E]) {
+      if (threadIdx.x >= workers) return;
+      const int pad_bits = sort_log2(pad);
+      sort_rows<Ascending, E>(x, dst, ncols, threadIdx.x * E, 0, 1, [&](slot_t<T>(&v)[E]) {
         sort_network_in_wave(v, workers, pad_bits);
       });
       return;
     }
   }
-  sort_rows<Ascending, E>(x, dst, ncols, base,
-                          [&](slot_t<T>(&v)[E]) { sort_network_in_block(v, pad_bits, shared); });
+  // Two rows where the shared memory allows and the network of E slots stays within the
+  // 64-register cap without spilling (sm_90: not for 16 slots, nor 8 of the 16-bit dtypes').
+  constexpr bool kTwo = hkb::tuning::kSortRowsAtOnce >= 2 &&
+                        sort_rows_at_once<E, slot_t<T>>() >= 2 && E <= 8 &&
+                        !(E == 8 && SlotWords<slot_t<T>>::kCount == 1);
+  if constexpr (kTwo) {
+    if (threads >= 2 * workers) {
+      sort_rows_in_block<Ascending, E, 2>(x, dst, ncols, pad, workers, shared);
+      return;
+    }
+  }
+  sort_rows_in_block<Ascending, E, 1>(x, dst, ncols, pad, workers, shared);
 }
 
 }  // namespace

@@ -171,11 +171,16 @@ TYPED_TEST(SortTest, Widths) {
 
 // More rows than the busy blocks of the row loop (kernels/sort/network.h: at most 2 * 1024-thread
 // blocks per multiprocessor, 132 on an H100, 110 and 80 on the CPU platform): blocks sort several
-// rows one after another, reading the next row during the current one's network.
+// rows one after another, reading the next row during the current one's network. Candle's block
+// sorts two rows at once where a row takes at most half its threads (ncols_pad 1024 to 4096 for
+// most dtypes): odd row counts leave the last block's second row group without a row, in the row
+// loop (1000, 2000 columns) and in one pass (3000).
 TYPED_TEST(SortTest, ManyRows) {
   for (const bool asc : {true, false}) {
     this->check(300, 1000, asc);
     this->check(300, 100, asc, 1024u);
+    this->check(301, 2000, asc);
+    this->check(301, 3000, asc);
   }
 }
 
@@ -191,15 +196,17 @@ TYPED_TEST(SortTest, WidestRows) {
 // Blocks other than candle's. Smaller: one thread, fewer threads than a wave (16, 20), a
 // non-power-of-two count (48, 96), a few waves; each reaches a different split of the row (8 or
 // 16 slots a thread in one wave or in several, or the shared-memory network). Larger than the
-// row: the threads past the row's workers leave at once.
+// row: the threads past the row's workers leave at once, or (1000 in 512 or 768 threads) two rows
+// are sorted at once by the block's largest power of two of threads.
 TYPED_TEST(SortTest, OtherBlocks) {
   struct Case {
     uint32_t ncols, block;
   };
   for (const bool asc : {true, false}) {
-    for (const Case c : {Case{1000, 1}, Case{100, 16}, Case{100, 20}, Case{200, 32}, Case{500, 32},
-                         Case{1000, 48}, Case{1000, 64}, Case{1000, 96}, Case{4097, 512},
-                         Case{5000, 128}, Case{3, 256}, Case{100, 1024}, Case{1500, 1024}}) {
+    for (const Case c :
+         {Case{1000, 1}, Case{100, 16}, Case{100, 20}, Case{200, 32}, Case{500, 32}, Case{1000, 48},
+          Case{1000, 64}, Case{1000, 96}, Case{4097, 512}, Case{5000, 128}, Case{3, 256},
+          Case{100, 1024}, Case{1500, 1024}, Case{1000, 512}, Case{1000, 768}}) {
       this->check(2, c.ncols, asc, c.block);
     }
   }
