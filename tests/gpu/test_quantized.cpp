@@ -182,20 +182,25 @@ TEST_F(QuantizedTest, DequantizeEveryFormatUnderCandlesGrid) {
   }
 }
 
-// Any grid covers the counted formats: one block of 32 threads, and three times candle's grid.
+// Any grid covers the counted formats: one block of 32 threads, three times candle's grid, and
+// blocks of 48 threads (f32 rows of whole 256-value groups: units of two quads).
 TEST_F(QuantizedTest, DequantizeAnyGridForCountedFormats) {
   for (QType type : {QType::q4_0, QType::q4_1, QType::q5_0, QType::q5_1, QType::q8_0}) {
     const hkb::LaunchConfig tiny = hkb::LaunchConfig::make(1, 1, 1, 32, 1, 1);
     const hkb::LaunchConfig big = hkb::LaunchConfig::make(3 * 400, 1, 1, 256, 1, 1);
+    const hkb::LaunchConfig odd = hkb::LaunchConfig::make(7, 1, 1, 48, 1, 1);  // waves cut apart
     run_dequantize<float>(*this, type, 3000, 3000 * 32, &tiny);
     run_dequantize<hkb::f16>(*this, type, 3000, 3000 * 32, &big);
+    run_dequantize<float>(*this, type, 3000, 3000 * 32, &odd);
   }
 }
 
 // q5_0/q5_1 count values: exactly k are written, also when k is not a multiple of 32.
 TEST_F(QuantizedTest, DequantizeQ5CountsValues) {
   for (QType type : {QType::q5_0, QType::q5_1}) {
-    for (size_t k : {size_t{1}, size_t{7}, size_t{31}, size_t{33}, size_t{100}, size_t{4097}}) {
+    // 40 and 56: the last block's second unit (values 8..15 and 24..31) holds none or half.
+    for (size_t k : {size_t{1}, size_t{7}, size_t{31}, size_t{33}, size_t{40}, size_t{56},
+                     size_t{100}, size_t{4097}}) {
       run_dequantize<float>(*this, type, (k + 31) / 32, k, nullptr);
       run_dequantize<hkb::f16>(*this, type, (k + 31) / 32, k, nullptr);
     }
@@ -312,17 +317,18 @@ void run_get_rows_q(QuantizedTest& t, QType type, size_t rows, size_t hidden, si
 TEST_F(QuantizedTest, GetRowsEveryFormat) {
   for (QType type : kWeightTypes) {
     if (type == QType::q8_K) continue;  // candle has no get_rows_q8_K
-    const std::vector<size_t> hidden = is_super(type)
-                                           ? std::vector<size_t>{256, 768, 1024, 4352}
-                                           : std::vector<size_t>{32, 480, 512, 1056, 4096 + 32};
+    const std::vector<size_t> hidden =
+        is_super(type) ? std::vector<size_t>{256, 768, 1024, 4352}
+                       : std::vector<size_t>{32, 256, 480, 512, 1056, 4096 + 32};
     for (size_t h : hidden) run_get_rows_q(*this, type, 50, h, 37, nullptr);
   }
 }
 
 // hkb writes exactly ne00 values per row when ne00 is not a multiple of the block.
 TEST_F(QuantizedTest, GetRowsPartialBlocks) {
-  for (QType type : {QType::q4_0, QType::q5_1, QType::q8_0, QType::q3_K, QType::q6_K}) {
-    for (size_t h : {size_t{1}, size_t{100}, size_t{300}})
+  for (QType type : {QType::q4_0, QType::q4_1, QType::q5_0, QType::q5_1, QType::q8_0, QType::q3_K,
+                     QType::q6_K}) {
+    for (size_t h : {size_t{1}, size_t{40}, size_t{56}, size_t{100}, size_t{300}})
       run_get_rows_q(*this, type, 9, h, 13, nullptr);
   }
 }

@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""The QUANTIZED module's dequantize / get_rows of the 32-value formats from several sm_90 cubins,
+timed side by side with cupy under candle's grids (weights rotated over >= 256 MB, % of a 256 MiB
+device-to-device copy in the same run), their outputs compared bit by bit with base.cubin's.
+
+For device sessions too short to build: compile each tree's module here and carry the cubins,
+    nvcc -x cu -std=c++17 -O3 -cubin --expt-relaxed-constexpr -gencode=arch=compute_90,code=sm_90 \
+        -I<tree>/kernels <tree>/kernels/quantized.hip -o DIR/<variant>.cubin
+then on the GPU machine: python3 bench/quant_cubin_probe.py DIR. No hkb loader is involved: the
+script writes the device's multiprocessor count into each module's hkb_multiprocessors itself.
+"""
+import glob
+import os
+import sys
+
+if len(sys.argv) != 2 or not os.path.isfile(os.path.join(sys.argv[1], "base.cubin")):
+    sys.exit("usage: quant_cubin_probe.py DIR  (DIR holds base.cubin and <variant>.cubin files)")
+d = sys.argv[1]
+
+import cupy as cp  # noqa: E402 (after the usage check: the GPU machine has them, this one not)
+import numpy as np  # noqa: E402
+
+names = sorted(os.path.splitext(os.path.basename(p))[0] for p in glob.glob(d + "/*.cubin"))
+names.remove("base")
+names = ["base"] + names
+dev = cp.cuda.Device(0)
+sms = dev.attributes["MultiProcessorCount"]
+mods = {}
+for n in names:
+    m = cp.RawModule(path=f"{d}/{n}.cubin")
+    g = m.get_global("hkb_multiprocessors")
+    count = np.array([sms], dtype=np.uint32)
+    g.copy_from_host(count.ctypes.data, 4)
+    mods[n] = m
+print("device", dev.id, cp.cuda.runtime.getDeviceProperties(0)["name"].decode(), "SMs", sms)
+
+ev0, ev1 = cp.cuda.Event(), cp.cuda.Event()
+
+
+def timeit(fn, reps=20, batches=7):
+    fn(0)
+    cp.cuda.Device().synchronize()
+    best = []
+    for b in range(batches):
+        ev0.record()
+        for r in range(reps):
+            fn(r)
+        ev1.record()
+        ev1.synchronize()
+        best.append(cp.cuda.get_elapsed_time(ev0, ev1) * 1e3 / reps)
+    return float(np.median(best))
+
+
+# Copy reference: 256 MiB device to device.
+N = 256 << 20
+a = cp.empty(N, dtype=cp.uint8)
+b = cp.empty(N, dtype=cp.uint8)
+t_copy = timeit(lambda r: cp.cuda.runtime.memcpyAsync(b.data.ptr, a.data.ptr, N, 3, 0))
+copy_bw = 2 * N / (t_copy * 1e-6) / 1e9
+print(f"copy 256 MiB: {t_copy:.1f} us, {copy_bw:.0f} GB/s")
+del a, b
+
+BLOCK = {"q4_0": (32, 18), "q4_1": (32, 20), "q5_0": (32, 22), "q5_1": (32, 24), "q8_0": (32, 34)}
+rng = np.random.default_rng(1)
+
+
+def rand_blocks(fmt, nblocks, copies):
+    vals, nbytes = BLOCK[fmt]
+    host = rng.integers(0, 256, size=nblocks * nbytes, dtype=np.uint8)
+    # d (and m) halves: finite, moderate (random bytes elsewhere: codes, qh)
+    h = host.reshape(nblocks, nbytes)
+    dh = (rng.random(nblocks) * 0.02 + 0.001).astype(np.float16).view(np.uint8).reshape(nblocks, 2)
+    h[:, 0:2] = dh
+    if fmt in ("q4_1", "q5_1"):
+        mh = (rng.random(nblocks) - 0.5).astype(np.float16).view(np.uint8).reshape(nblocks, 2)
+        h[:, 2:4] = mh
+    base = cp.asarray(host)
+    return [base] + [base.copy() for _ in range(copies - 1)]
+
+
+results = []
+
+
+
+def compare(label, outs):
+    ref = outs["base"]
+    for n in names[1:]:
+        same = bool(cp.all(outs[n].view(cp.uint32) == ref.view(cp.uint32)))
+        if not same:
+            diff = int(cp.count_nonzero(outs[n].view(cp.uint32) != ref.view(cp.uint32)))
+            print(f"MISMATCH {label} {n}: {diff} words differ")
+        else:
+            print(f"same bits {label} {n}")
+
+
+def get_rows_case(fmt, rows=32000, hidden=4096, n_ids=4096, copies=4):
+    vals, nbytes = BLOCK[fmt]
+    row_bytes = hidden // vals * nbytes
+    tables = rand_blocks(fmt, rows * hidden // vals, copies)
+    ids = cp.asarray(rng.integers(0, rows, size=n_ids, dtype=np.uint32))
+    ids[0] = 0
+    ids[1] = rows - 1
+    out = cp.empty(n_ids * hidden, dtype=cp.float32)
+    grid = (n_ids, min((hidden + 511) // 512, 65535), 1)
+    moved = n_ids * (row_bytes + hidden * 4)
+    outs, row = {}, [f"get_rows_{fmt} {n_ids} ids of {rows}x{hidden}"]
+    for n in names:
+        f = mods[n].get_function(f"get_rows_{fmt}")
+        args = lambda r: (tables[r % copies], ids, out, np.int64(hidden), np.uint64(row_bytes))
+        out.fill(0)
+        f(grid, (256, 1, 1), args(0))
+        outs[n] = out.copy()
+        t = timeit(lambda r: f(grid, (256, 1, 1), args(r)))
+        row.append((n, t, moved / (t * 1e-6) / 1e9 / copy_bw * 100))
+    compare(row[0], outs)
+    results.append(row)
+
+
+def dequant_case(fmt, rows=14336, cols=4096, copies=None):
+    vals, nbytes = BLOCK[fmt]
+    el = rows * cols
+    nblocks = el // vals
+    if copies is None:
+        copies = max(1, -(-(256 << 20) // (nblocks * nbytes)))
+    xs = rand_blocks(fmt, nblocks, copies)
+    out = cp.empty(el, dtype=cp.float32)
+    if fmt in ("q5_0", "q5_1"):
+        grid, block, k = ((el + 511) // 512, 1, 1), (256, 1, 1), el
+    else:
+        grid, block, k = ((el + 255) // 256, 1, 1), (32, 1, 1), el // 32
+    moved = nblocks * nbytes + el * 4
+    outs, row = {}, [f"dequantize_block_{fmt}_f32 {rows}x{cols}"]
+    for n in names:
+        f = mods[n].get_function(f"dequantize_block_{fmt}_f32")
+        args = lambda r: (xs[r % copies], out, np.int32(k))
+        out.fill(0)
+        f(grid, block, args(0))
+        outs[n] = out.copy()
+        t = timeit(lambda r: f(grid, block, args(r)))
+        row.append((n, t, moved / (t * 1e-6) / 1e9 / copy_bw * 100))
+    compare(row[0], outs)
+    results.append(row)
+    del xs, out
+
+
+for fmt in ("q4_0", "q4_1", "q5_0", "q5_1", "q8_0"):
+    get_rows_case(fmt)
+    cp.get_default_memory_pool().free_all_blocks()
+for fmt in ("q5_0", "q5_1", "q4_0", "q8_0"):
+    dequant_case(fmt)
+    cp.get_default_memory_pool().free_all_blocks()
+# A second pass of the get_rows rows, to show drift.
+for fmt in ("q4_0", "q5_0"):
+    get_rows_case(fmt)
+    cp.get_default_memory_pool().free_all_blocks()
+
+print()
+print("| case | " + " | ".join(names) + " |")
+print("|---|" + "---|" * len(names))
+for row in results:
+    print(f"| {row[0]} | " + " | ".join(f"{p:.0f}% ({t:.1f} us)" for _, t, p in row[1:]) + " |")
