@@ -87,8 +87,16 @@ struct Legacy {
     return {kMin ? ld32<A>(b) : ld16<A>(b), kFifth ? ld32<A>(b + kQh) : 0u, ld32<A>(q),
             ld32<A>(q + 4)};
   }
+  // The values of four codes (a byte each of w) under the block's d (and m): x = (q - bias) d or
+  // q d + m.
+  static HKB_DEVICE void values4(uint32_t w, uint32_t dm, float* v) {
+    const float d = half_lo(dm), m = half_hi(dm);
+    float c[4];
+    codes4<kMin ? 0 : (kFifth ? 16 : 8)>(w, c);
+#pragma unroll
+    for (int k = 0; k < 4; ++k) v[k] = kMin ? c[k] * d + m : c[k] * d;
+  }
   static HKB_DEVICE void decode(const Raw& r, uint32_t p, float (&v)[8]) {
-    const float d = half_lo(r.dm), m = half_hi(r.dm);
     const int sh = 4 * static_cast<int>(p >> 1);
     uint32_t w0 = (r.q0 >> sh) & 0x0F0F0F0Fu, w1 = (r.q1 >> sh) & 0x0F0F0F0Fu;
     if constexpr (kFifth) {
@@ -96,10 +104,8 @@ struct Legacy {
       w0 |= static_cast<uint32_t>(spread4(hi));
       w1 |= static_cast<uint32_t>(spread4(hi >> 4));
     }
-    float c[8];
-    codes8<kMin ? 0 : (kFifth ? 16 : 8)>(w0, w1, c);
-#pragma unroll
-    for (int i = 0; i < 8; ++i) v[i] = kMin ? c[i] * d + m : c[i] * d;
+    values4(w0, r.dm, v);
+    values4(w1, r.dm, v + 4);
   }
   // Quad i (0..7): values 4i .. 4i+3, the nibbles i / 4 of qs bytes 4 (i % 4) .. 4 (i % 4) + 3.
   struct Quad {
@@ -111,13 +117,9 @@ struct Legacy {
             ld32<A>(b + kQs + 4 * (i & 3))};
   }
   static HKB_DEVICE void decode_quad(const Quad& r, uint32_t i, float (&v)[4]) {
-    const float d = half_lo(r.dm), m = half_hi(r.dm);
     uint32_t w = (r.q >> (4 * (i >> 2))) & 0x0F0F0F0Fu;
     if constexpr (kFifth) w |= static_cast<uint32_t>(spread4(r.qh >> (4 * i)));
-    float c[4];
-    codes4<kMin ? 0 : (kFifth ? 16 : 8)>(w, c);
-#pragma unroll
-    for (int k = 0; k < 4; ++k) v[k] = kMin ? c[k] * d + m : c[k] * d;
+    values4(w, r.dm, v);
   }
 };
 using Q4_0 = Legacy<false, false>;
@@ -141,13 +143,17 @@ struct Q8 {
     const uint8_t* q = b + kQs + 8 * p;
     return {kFloatD ? ld32<A>(b) : ld16<A>(b), ld32<A>(q), ld32<A>(q + 4)};
   }
-  static HKB_DEVICE void decode(const Raw& r, uint32_t, float (&v)[8]) {
-    const float d = kFloatD ? bits_float(r.d) : half_lo(r.d);
-    float c[8];
-    sbytes4(r.q0, c);
-    sbytes4(r.q1, c + 4);
+  // The values of the four signed bytes of q under the block's scale (its bits d).
+  static HKB_DEVICE void values4(uint32_t q, uint32_t d_bits, float* v) {
+    const float d = kFloatD ? bits_float(d_bits) : half_lo(d_bits);
+    float c[4];
+    sbytes4(q, c);
 #pragma unroll
-    for (int i = 0; i < 8; ++i) v[i] = c[i] * d;
+    for (int k = 0; k < 4; ++k) v[k] = c[k] * d;
+  }
+  static HKB_DEVICE void decode(const Raw& r, uint32_t, float (&v)[8]) {
+    values4(r.q0, r.d, v);
+    values4(r.q1, r.d, v + 4);
   }
   // Quad i: values 4i .. 4i+3, qs bytes 4i .. 4i+3.
   struct Quad {
@@ -158,11 +164,7 @@ struct Q8 {
     return {kFloatD ? ld32<A>(b) : ld16<A>(b), ld32<A>(b + kQs + 4 * i)};
   }
   static HKB_DEVICE void decode_quad(const Quad& r, uint32_t, float (&v)[4]) {
-    const float d = kFloatD ? bits_float(r.d) : half_lo(r.d);
-    float c[4];
-    sbytes4(r.q, c);
-#pragma unroll
-    for (int k = 0; k < 4; ++k) v[k] = c[k] * d;
+    values4(r.q, r.d, v);
   }
 };
 using Q8_0 = Q8<32, 34, false>;

@@ -209,11 +209,11 @@ HKB_DEVICE void decode_rows(Busy b, uint64_t rows, uint64_t n_vals, const RowSrc
                             TO* dst) {
   if (rows == 0 || n_vals == 0) return;
   constexpr uint64_t kLimit = 1ull << 31;
+  const bool index32 =
+      hkb::tuning::kQuantIndex32 && rows < kLimit && n_vals < kLimit && rows * n_vals < kLimit;
   if constexpr (has_quads<F>::value && std::is_same<TO, float>::value) {
-    if (hkb::tuning::kQuantQuadRows && n_vals % 256 == 0 &&
-        (reinterpret_cast<uintptr_t>(dst) & 15u) == 0) {
-      if (hkb::tuning::kQuantIndex32 && rows < kLimit && n_vals < kLimit &&
-          rows * n_vals < kLimit) {
+    if (hkb::tuning::kQuantQuadRows && n_vals % 256 == 0 && rows_vectorizable(dst, n_vals)) {
+      if (index32) {
         decode_quad_rows<F, A, uint32_t>(b, rows, n_vals, row_src, dst);
       } else {
         decode_quad_rows<F, A, uint64_t>(b, rows, n_vals, row_src, dst);
@@ -221,7 +221,7 @@ HKB_DEVICE void decode_rows(Busy b, uint64_t rows, uint64_t n_vals, const RowSrc
       return;
     }
   }
-  if (hkb::tuning::kQuantIndex32 && rows < kLimit && n_vals < kLimit && rows * n_vals < kLimit) {
+  if (index32) {
     decode_rows_in<F, A, uint32_t>(b, rows, n_vals, row_src, dst);
   } else {
     decode_rows_in<F, A, uint64_t>(b, rows, n_vals, row_src, dst);
