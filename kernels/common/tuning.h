@@ -435,13 +435,6 @@ constexpr bool kQuantIdsAhead = HKB_QUANT_IDS_AHEAD != 0;
 #define HKB_QUANT_INDEX32 1
 #endif
 constexpr bool kQuantIndex32 = HKB_QUANT_INDEX32 != 0;
-// dequantize / get_rows of the 32-value formats to f32 rows of whole 256-value groups: each
-// thread's unit is two quads 128 values apart, so a wave's stores cover whole cache lines
-// (quantized/decode.h).
-#ifndef HKB_QUANT_QUAD_ROWS
-#define HKB_QUANT_QUAD_ROWS 1
-#endif
-constexpr bool kQuantQuadRows = HKB_QUANT_QUAD_ROWS != 0;
 // q8_1 blocks a lane group of quantize_q8_1 loads (16 bytes a lane each) before reducing them.
 constexpr int kQuantQ8BlocksInFlight = 2;
 

@@ -7,9 +7,7 @@
 //   load<A>(block, p)      reads them, where every block starts at a multiple of A bytes (A =
 //                          kAlign: whole 16/32-bit words; A = 1: byte by byte, for a table at an
 //                          odd address);
-//   decode(raw, p, v)      the unit's 8 values as float;
-// and the 32-value formats (has_quads) Quad, load_quad<A>(block, i) and decode_quad(quad, i, v)
-// for the 4 values 4i .. 4i+3.
+//   decode(raw, p, v)      the unit's 8 values as float.
 // Each value is computed as ggml writes it (e.g. q4_K: (d * sc) * q - dmin * m). Every product is
 // exact in float (the scales are halves of 11 significant bits times integers of at most 8), so an
 // f32 result is the exact value rounded once: bit-identical to the exact value rounded to f32.
@@ -87,16 +85,8 @@ struct Legacy {
     return {kMin ? ld32<A>(b) : ld16<A>(b), kFifth ? ld32<A>(b + kQh) : 0u, ld32<A>(q),
             ld32<A>(q + 4)};
   }
-  // The values of four codes (a byte each of w) under the block's d (and m): x = (q - bias) d or
-  // q d + m.
-  static HKB_DEVICE void values4(uint32_t w, uint32_t dm, float* v) {
-    const float d = half_lo(dm), m = half_hi(dm);
-    float c[4];
-    codes4<kMin ? 0 : (kFifth ? 16 : 8)>(w, c);
-#pragma unroll
-    for (int k = 0; k < 4; ++k) v[k] = kMin ? c[k] * d + m : c[k] * d;
-  }
   static HKB_DEVICE void decode(const Raw& r, uint32_t p, float (&v)[8]) {
+    const float d = half_lo(r.dm), m = half_hi(r.dm);
     const int sh = 4 * static_cast<int>(p >> 1);
     uint32_t w0 = (r.q0 >> sh) & 0x0F0F0F0Fu, w1 = (r.q1 >> sh) & 0x0F0F0F0Fu;
     if constexpr (kFifth) {
@@ -104,22 +94,10 @@ struct Legacy {
       w0 |= static_cast<uint32_t>(spread4(hi));
       w1 |= static_cast<uint32_t>(spread4(hi >> 4));
     }
-    values4(w0, r.dm, v);
-    values4(w1, r.dm, v + 4);
-  }
-  // Quad i (0..7): values 4i .. 4i+3, the nibbles i / 4 of qs bytes 4 (i % 4) .. 4 (i % 4) + 3.
-  struct Quad {
-    uint32_t dm, qh, q;
-  };
-  template <int A>
-  static HKB_DEVICE Quad load_quad(const uint8_t* b, uint32_t i) {
-    return {kMin ? ld32<A>(b) : ld16<A>(b), kFifth ? ld32<A>(b + kQh) : 0u,
-            ld32<A>(b + kQs + 4 * (i & 3))};
-  }
-  static HKB_DEVICE void decode_quad(const Quad& r, uint32_t i, float (&v)[4]) {
-    uint32_t w = (r.q >> (4 * (i >> 2))) & 0x0F0F0F0Fu;
-    if constexpr (kFifth) w |= static_cast<uint32_t>(spread4(r.qh >> (4 * i)));
-    values4(w, r.dm, v);
+    float c[8];
+    codes8<kMin ? 0 : (kFifth ? 16 : 8)>(w0, w1, c);
+#pragma unroll
+    for (int i = 0; i < 8; ++i) v[i] = kMin ? c[i] * d + m : c[i] * d;
   }
 };
 using Q4_0 = Legacy<false, false>;
@@ -143,47 +121,17 @@ struct Q8 {
     const uint8_t* q = b + kQs + 8 * p;
     return {kFloatD ? ld32<A>(b) : ld16<A>(b), ld32<A>(q), ld32<A>(q + 4)};
   }
-  // The values of the four signed bytes of q under the block's scale (its bits d).
-  static HKB_DEVICE void values4(uint32_t q, uint32_t d_bits, float* v) {
-    const float d = kFloatD ? bits_float(d_bits) : half_lo(d_bits);
-    float c[4];
-    sbytes4(q, c);
-#pragma unroll
-    for (int k = 0; k < 4; ++k) v[k] = c[k] * d;
-  }
   static HKB_DEVICE void decode(const Raw& r, uint32_t, float (&v)[8]) {
-    values4(r.q0, r.d, v);
-    values4(r.q1, r.d, v + 4);
-  }
-  // Quad i: values 4i .. 4i+3, qs bytes 4i .. 4i+3.
-  struct Quad {
-    uint32_t d, q;
-  };
-  template <int A>
-  static HKB_DEVICE Quad load_quad(const uint8_t* b, uint32_t i) {
-    return {kFloatD ? ld32<A>(b) : ld16<A>(b), ld32<A>(b + kQs + 4 * i)};
-  }
-  static HKB_DEVICE void decode_quad(const Quad& r, uint32_t, float (&v)[4]) {
-    values4(r.q, r.d, v);
+    const float d = kFloatD ? bits_float(r.d) : half_lo(r.d);
+    float c[8];
+    sbytes4(r.q0, c);
+    sbytes4(r.q1, c + 4);
+#pragma unroll
+    for (int i = 0; i < 8; ++i) v[i] = c[i] * d;
   }
 };
 using Q8_0 = Q8<32, 34, false>;
 using Q8_K = Q8<256, 292, true>;
-
-// The 32-value formats also read in quads (load_quad / decode_quad): decode.h's f32 rows of whole
-// 256-value groups, whose stores then cover whole cache lines.
-template <typename F>
-struct has_quads {
-  static constexpr bool value = false;
-};
-template <bool kMin, bool kFifth>
-struct has_quads<Legacy<kMin, kFifth>> {
-  static constexpr bool value = true;
-};
-template <>
-struct has_quads<Q8_0> {
-  static constexpr bool value = true;
-};
 
 // ---- 256-value super-blocks: unit p in 0..31 ---------------------------------------------------
 // q2_K, q3_K and q6_K keep 128-value halves n = p / 16; in a half, value 32 k + l (k = (p / 4) % 4,

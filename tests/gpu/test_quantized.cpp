@@ -183,7 +183,7 @@ TEST_F(QuantizedTest, DequantizeEveryFormatUnderCandlesGrid) {
 }
 
 // Any grid covers the counted formats: one block of 32 threads, three times candle's grid, and
-// blocks of 48 threads (f32 rows of whole 256-value groups: units of two quads).
+// blocks of 48 threads (waves cut apart).
 TEST_F(QuantizedTest, DequantizeAnyGridForCountedFormats) {
   for (QType type : {QType::q4_0, QType::q4_1, QType::q5_0, QType::q5_1, QType::q8_0}) {
     const hkb::LaunchConfig tiny = hkb::LaunchConfig::make(1, 1, 1, 32, 1, 1);
