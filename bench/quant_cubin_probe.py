@@ -1,20 +1,25 @@
 #!/usr/bin/env python3
-"""The QUANTIZED module's dequantize / get_rows of the 32-value formats from several sm_90 cubins,
-timed side by side with cupy under candle's grids (weights rotated over >= 256 MB, % of a 256 MiB
-device-to-device copy in the same run), their outputs compared bit by bit with base.cubin's.
+"""The QUANTIZED module's dequantize / get_rows of the 32-value formats (mode `decode`, the
+default: weights rotated over >= 256 MB, % of a 256 MiB device-to-device copy in the same run) or
+its MMQ kernels (mode `mmq`: 14336x4096 weights times 512 q8_1 columns, TOP/s = 2 n k cols / time)
+from several sm_90 cubins, timed side by side with cupy under candle's grids, their outputs
+compared bit by bit with base.cubin's.
 
 For device sessions too short to build: compile each tree's module here and carry the cubins,
     nvcc -x cu -std=c++17 -O3 -cubin --expt-relaxed-constexpr -gencode=arch=compute_90,code=sm_90 \
         -I<tree>/kernels <tree>/kernels/quantized.hip -o DIR/<variant>.cubin
-then on the GPU machine: python3 bench/quant_cubin_probe.py DIR. No hkb loader is involved: the
+then on the GPU machine: python3 bench/quant_cubin_probe.py DIR [decode|mmq]. No hkb loader is involved: the
 script writes the device's multiprocessor count into each module's hkb_multiprocessors itself.
 """
 import glob
 import os
 import sys
 
-if len(sys.argv) != 2 or not os.path.isfile(os.path.join(sys.argv[1], "base.cubin")):
-    sys.exit("usage: quant_cubin_probe.py DIR  (DIR holds base.cubin and <variant>.cubin files)")
+mode = sys.argv[2] if len(sys.argv) == 3 else "decode"
+if (len(sys.argv) not in (2, 3) or mode not in ("decode", "mmq") or
+        not os.path.isfile(os.path.join(sys.argv[1], "base.cubin"))):
+    sys.exit("usage: quant_cubin_probe.py DIR [decode|mmq]  (DIR holds base.cubin and "
+             "<variant>.cubin files)")
 d = sys.argv[1]
 
 import cupy as cp  # noqa: E402 (after the usage check: the GPU machine has them, this one not)
@@ -143,19 +148,58 @@ def dequant_case(fmt, rows=14336, cols=4096, copies=None):
     del xs, out
 
 
-for fmt in ("q4_0", "q4_1", "q5_0", "q5_1", "q8_0"):
-    get_rows_case(fmt)
-    cp.get_default_memory_pool().free_all_blocks()
-for fmt in ("q5_0", "q5_1", "q4_0", "q8_0"):
-    dequant_case(fmt)
-    cp.get_default_memory_pool().free_all_blocks()
-# A second pass of the get_rows rows, to show drift.
-for fmt in ("q4_0", "q5_0"):
-    get_rows_case(fmt)
-    cp.get_default_memory_pool().free_all_blocks()
+# mul_mat_<format>: candle's (mmq_x, mmq_y) tiles, grid (ceil(n / mmq_y), ceil(cols / mmq_x)) x
+# (32, 4). Bytes below 0x3C: every half (scales, q8_1 d and s) finite and at most 1.
+MMQ = {"q4_0": (32, 18, 64, 128), "q4_1": (32, 20, 64, 128), "q5_0": (32, 22, 128, 64),
+       "q5_1": (32, 24, 128, 64), "q8_0": (32, 34, 128, 64), "q2_K": (256, 84, 64, 128),
+       "q3_K": (256, 110, 128, 128), "q4_K": (256, 144, 64, 128), "q5_K": (256, 176, 64, 128),
+       "q6_K": (256, 210, 64, 64)}
+
+
+def mmq_case(fmt, n=14336, k=4096, cols=512):
+    vals, nbytes, mx, my = MMQ[fmt]
+    kp = (k + 511) // 512 * 512
+    w = cp.asarray(rng.integers(0, 0x3C, size=n * (k // vals) * nbytes, dtype=np.uint8))
+    y = cp.asarray(rng.integers(0, 0x3C, size=cols * kp // 32 * 36, dtype=np.uint8))
+    out = cp.empty(cols * n, dtype=cp.float32)
+    grid = ((n + my - 1) // my, (cols + mx - 1) // mx, 1)
+    args = (w, y, out, np.int32(k), np.int32(n), np.int32(cols), np.int32(kp), np.int32(n))
+    outs, row = {}, [f"mul_mat_{fmt} {n}x{k} x {cols} columns (TOP/s)"]
+    for name in names:
+        f = mods[name].get_function(f"mul_mat_{fmt}")
+        out.fill(0)
+        f(grid, (32, 4, 1), args)
+        outs[name] = out.copy()
+        t = timeit(lambda r: f(grid, (32, 4, 1), args))
+        row.append((name, t, 2.0 * n * k * cols / (t * 1e-6) / 1e12))
+    compare(row[0], outs)
+    results.append(row)
+
+
+if mode == "mmq":
+    for fmt in MMQ:
+        mmq_case(fmt)
+        cp.get_default_memory_pool().free_all_blocks()
+    # 12672 rows: 792 blocks for q4_0 / q8_0 / q4_K, whole waves of 3 (2 for q4_K) blocks on each
+    # of 132 multiprocessors; 14336 rows' 896 blocks leave a last wave of 104.
+    for fmt in ("q4_0", "q8_0", "q4_K"):
+        mmq_case(fmt, n=12672)
+        cp.get_default_memory_pool().free_all_blocks()
+else:
+    for fmt in ("q4_0", "q4_1", "q5_0", "q5_1", "q8_0"):
+        get_rows_case(fmt)
+        cp.get_default_memory_pool().free_all_blocks()
+    for fmt in ("q5_0", "q5_1", "q4_0", "q8_0"):
+        dequant_case(fmt)
+        cp.get_default_memory_pool().free_all_blocks()
+    # A second pass of the get_rows rows, to show drift.
+    for fmt in ("q4_0", "q5_0"):
+        get_rows_case(fmt)
+        cp.get_default_memory_pool().free_all_blocks()
 
 print()
 print("| case | " + " | ".join(names) + " |")
 print("|---|" + "---|" * len(names))
 for row in results:
-    print(f"| {row[0]} | " + " | ".join(f"{p:.0f}% ({t:.1f} us)" for _, t, p in row[1:]) + " |")
+    unit = "" if mode == "mmq" else "%"
+    print(f"| {row[0]} | " + " | ".join(f"{p:.1f}{unit} ({t:.1f} us)" for _, t, p in row[1:]) + " |")
