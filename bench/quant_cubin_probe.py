@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The QUANTIZED module's dequantize / get_rows of the 32-value formats (mode `decode`, the
-default: weights rotated over >= 256 MB, % of a 256 MiB device-to-device copy in the same run) or
+default: weights rotated over >= 256 MB, % of a 256 MiB device-to-device copy in the same run), its
+MMVQ kernels (mode `mmvq`: the same rotation and %, bytes = weights + q8_1 columns + outputs) or
 its MMQ kernels (mode `mmq`: 14336x4096 weights times 512 q8_1 columns, TOP/s = 2 n k cols / time)
 from several sm_90 cubins, timed side by side with cupy under candle's grids, their outputs
 compared bit by bit with base.cubin's.
@@ -8,7 +9,7 @@ compared bit by bit with base.cubin's.
 For device sessions too short to build: compile each tree's module here and carry the cubins,
     nvcc -x cu -std=c++17 -O3 -cubin --expt-relaxed-constexpr -gencode=arch=compute_90,code=sm_90 \
         -I<tree>/kernels <tree>/kernels/quantized.hip -o DIR/<variant>.cubin
-then on the GPU machine: python3 bench/quant_cubin_probe.py DIR [decode|mmq]. No hkb loader is involved: the
+then on the GPU machine: python3 bench/quant_cubin_probe.py DIR [decode|mmvq|mmq]. No hkb loader is involved: the
 script writes the device's multiprocessor count into each module's hkb_multiprocessors itself.
 """
 import glob
@@ -16,9 +17,9 @@ import os
 import sys
 
 mode = sys.argv[2] if len(sys.argv) == 3 else "decode"
-if (len(sys.argv) not in (2, 3) or mode not in ("decode", "mmq") or
+if (len(sys.argv) not in (2, 3) or mode not in ("decode", "mmvq", "mmq") or
         not os.path.isfile(os.path.join(sys.argv[1], "base.cubin"))):
-    sys.exit("usage: quant_cubin_probe.py DIR [decode|mmq]  (DIR holds base.cubin and "
+    sys.exit("usage: quant_cubin_probe.py DIR [decode|mmvq|mmq]  (DIR holds base.cubin and "
              "<variant>.cubin files)")
 d = sys.argv[1]
 
@@ -176,7 +177,44 @@ def mmq_case(fmt, n=14336, k=4096, cols=512):
     results.append(row)
 
 
-if mode == "mmq":
+def mmvq_case(fmt, ncols, n=14336, k=4096):
+    vals, nbytes = MMQ[fmt][:2]
+    kp = (k + 511) // 512 * 512
+    wbytes = n * (k // vals) * nbytes
+    copies = max(1, -(-(256 << 20) // wbytes))
+    w0 = cp.asarray(rng.integers(0, 0x3C, size=wbytes, dtype=np.uint8))
+    ws = [w0] + [w0.copy() for _ in range(copies - 1)]
+    y = cp.asarray(rng.integers(0, 0x3C, size=ncols * kp // 32 * 36, dtype=np.uint8))
+    out = cp.empty(ncols * n, dtype=cp.float32)
+    grid = (n if ncols == 1 else (n + 1) // 2, 1, 1)
+    block = (32, 4 if ncols <= 4 else 2, 1)
+    moved = wbytes + ncols * kp // 32 * 36 + ncols * n * 4
+    outs, row = {}, [f"mul_mat_vec_{fmt}_q8_1_cuda{ncols} {n}x{k}"]
+    for name in names:
+        f = mods[name].get_function(f"mul_mat_vec_{fmt}_q8_1_cuda{ncols}")
+        args = lambda r: (ws[r % copies], y, out, np.int32(k), np.int32(n), np.int32(kp), np.int32(n))
+        out.fill(0)
+        f(grid, block, args(0))
+        outs[name] = out.copy()
+        t = timeit(lambda r: f(grid, block, args(r)))
+        row.append((name, t, moved / (t * 1e-6) / 1e9 / copy_bw * 100))
+    compare(row[0], outs)
+    results.append(row)
+    del ws, w0
+
+
+if mode == "mmvq":
+    for fmt in MMQ:
+        mmvq_case(fmt, 1)
+        cp.get_default_memory_pool().free_all_blocks()
+    for fmt, ncols in (("q4_0", 4), ("q4_0", 8), ("q4_K", 4), ("q4_K", 8), ("q8_0", 4)):
+        mmvq_case(fmt, ncols)
+        cp.get_default_memory_pool().free_all_blocks()
+    for fmt, n, k in (("q4_0", 4096, 14336), ("q4_0", 128256, 4096), ("q4_K", 4096, 14336),
+                      ("q4_K", 128256, 4096), ("q6_K", 128256, 4096)):
+        mmvq_case(fmt, 1, n, k)
+        cp.get_default_memory_pool().free_all_blocks()
+elif mode == "mmq":
     for fmt in MMQ:
         mmq_case(fmt)
         cp.get_default_memory_pool().free_all_blocks()
