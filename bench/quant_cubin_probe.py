@@ -207,7 +207,8 @@ if mode == "mmvq":
     for fmt in MMQ:
         mmvq_case(fmt, 1)
         cp.get_default_memory_pool().free_all_blocks()
-    for fmt, ncols in (("q4_0", 4), ("q4_0", 8), ("q4_K", 4), ("q4_K", 8), ("q8_0", 4)):
+    for fmt, ncols in (("q4_0", 4), ("q4_0", 8), ("q4_K", 4), ("q4_K", 8), ("q8_0", 4),
+                       ("q6_K", 2), ("q6_K", 4), ("q6_K", 6), ("q6_K", 8)):
         mmvq_case(fmt, ncols)
         cp.get_default_memory_pool().free_all_blocks()
     for fmt, n, k in (("q4_0", 4096, 14336), ("q4_0", 128256, 4096), ("q4_K", 4096, 14336),

@@ -241,11 +241,11 @@ template <>
 struct Wide<Q5_K> : WideK4<true, 16> {};
 
 // L bytes (a multiple of 4) at a 2-aligned q as words: L / 4 - 1 word loads and two 16-bit ones
-// wherever q sits, none outside the span.
+// wherever q sits, none outside the span. mid: q is 2 past a multiple of 4 (the caller knows it
+// once for every span of a block at a multiple of 4 bytes from its start).
 template <int L>
-HKB_DEVICE void span_words(const uint8_t* q, uint32_t (&w)[L / 4]) {
+HKB_DEVICE void span_words(const uint8_t* q, bool mid, uint32_t (&w)[L / 4]) {
   constexpr int n = L / 4;
-  const bool mid = (reinterpret_cast<uintptr_t>(q) & 2u) != 0;
   uint32_t v[n - 1];
 #pragma unroll
   for (int m = 0; m < n - 1; ++m) v[m] = ld32<4>(q + (mid ? 2 : 0) + 4 * m);
@@ -265,11 +265,13 @@ HKB_DEVICE void span_words(const uint8_t* q, uint32_t (&w)[L / 4]) {
 // q6_K: item i = (half n = i / kPer, part j = i % kPer) is bytes l = L j .. L j + L - 1 of the
 // half's quant rows: for k = 0..3 the values 128 n + 32 k + l (q8_1 block 4 n + k, ints l / 4 ..),
 // low bits from ql byte 64 n + 32 (k % 2) + l (nibble k / 2), high bits from qh byte 32 n + l
-// (bits 2 k), scale 8 n + 2 k + l / 16 (one per k: L <= 16).
+// (bits 2 k), scale 8 n + 2 k + l / 16 (one per k: L <= 16). The view keeps the levels 0..63
+// (valid signed bytes) and the sum starts at -32 times the activations' sum (A::bias): the same
+// exact integer, fewer instructions than turning each byte into level - 32.
 template <int kW>
 struct ViewQ6 {
-  int q[4][kW];
-  uint32_t sc;  // byte k: group k's signed scale
+  int q[4][kW];  // levels 0..63, four a word
+  uint32_t sc;   // byte k: group k's signed scale
   float d;
 };
 template <int L>
@@ -279,10 +281,11 @@ struct WideQ6 {
   static HKB_DEVICE View load(const uint8_t* b, int i) {
     const int n = i / kPer, l = (i % kPer) * L;
     uint32_t l0[kW], l1[kW], h[kW], s[2];
-    span_words<L>(b + 64 * n + l, l0);
-    span_words<L>(b + 64 * n + 32 + l, l1);
-    span_words<L>(b + 128 + 32 * n + l, h);
-    span_words<8>(b + 192 + 8 * n, s);
+    const bool mid = (reinterpret_cast<uintptr_t>(b) & 2u) != 0;  // every span's offset: 4 m
+    span_words<L>(b + 64 * n + l, mid, l0);
+    span_words<L>(b + 64 * n + 32 + l, mid, l1);
+    span_words<L>(b + 128 + 32 * n + l, mid, h);
+    span_words<8>(b + 192 + 8 * n, mid, s);
     View w;
     w.d = half_lo(ld16<2>(b + 208));
     const int s0 = l / 16;
@@ -292,28 +295,37 @@ struct WideQ6 {
 #pragma unroll
       for (int m = 0; m < kW; ++m) {
         const uint32_t lo = ((k & 1 ? l1[m] : l0[m]) >> (4 * (k >> 1))) & 0x0F0F0F0Fu;
-        w.q[k][m] = q6_levels(lo | (((h[m] >> (2 * k)) & 0x03030303u) << 4));
+        w.q[k][m] = static_cast<int>(lo | (((h[m] >> (2 * k)) & 0x03030303u) << 4));
       }
       const int e = 2 * k + s0;
       w.sc |= (((e < 4 ? s[0] : s[1]) >> (8 * (e & 3))) & 0xFFu) << (8 * k);
     }
     return w;
   }
+  // A column's activations under an item, and per group k their sum times -32 (shared by every
+  // row the item is dotted with).
   struct A {
     ActW<kW> k[4];
+    int bias[4];
   };
   static HKB_DEVICE A act(const uint8_t* y, int i) {
     const int n = i / kPer, j0 = (i % kPer) * kW;
+    constexpr int kMinus32 = static_cast<int>(0xE0E0E0E0u);  // -32 in every byte
     A a;
 #pragma unroll
-    for (int k = 0; k < 4; ++k) a.k[k] = load_actw<kW>(y + kQ81Bytes * (4 * n + k), j0);
+    for (int k = 0; k < 4; ++k) {
+      a.k[k] = load_actw<kW>(y + kQ81Bytes * (4 * n + k), j0);
+      a.bias[k] = 0;
+#pragma unroll
+      for (int m = 0; m < kW; ++m) a.bias[k] = dot4_i8(kMinus32, a.k[k].a[m], a.bias[k]);
+    }
     return a;
   }
   static HKB_DEVICE float dot(const View& w, const A& a) {
     float r = 0.0f;
 #pragma unroll
     for (int k = 0; k < 4; ++k) {
-      int s = 0;
+      int s = a.bias[k];
 #pragma unroll
       for (int m = 0; m < kW; ++m) s = dot4_i8(w.q[k][m], a.k[k].a[m], s);
       const float scale = static_cast<float>(static_cast<int8_t>((w.sc >> (8 * k)) & 0xFFu));
