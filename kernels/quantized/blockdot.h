@@ -12,10 +12,10 @@
 //   act(y, i)                     the q8_1 ints item i multiplies (y: the first q8_1 block under
 //                                 the weight block);
 //   float dot(View, act)          the item's share of the row . column product.
-// The integer sums are exact (dot4_i8) and the scalings are vecdot.h's, per 32 values instead of
-// per 8: q4_0 / q5_0 d (d_a sumi - 8 or 16 s_a), q4_1 / q5_1 d d_a sumi + m s_a, q8_0
-// d d_a sumi, q4_K / q5_K d_a (d sc sumi - dmin m suma) per group, q6_K d_a (d sc sumi) per
-// group (bit-identical to vecdot.h's).
+// The integer sums are exact (dot4_i8) and the scalings the CPU reference's (tests/reference/
+// ggml_ref_dot.hpp), per 32 values: q4_0 / q5_0 d (d_a sumi - 8 or 16 s_a), q4_1 / q5_1
+// d d_a sumi + m s_a, q8_0 d d_a sumi, q4_K / q5_K d_a (d sc sumi - dmin m suma) per group,
+// q6_K d_a (d sc sumi) per group.
 #pragma once
 
 #include "quantized/vecdot.h"

@@ -1,15 +1,14 @@
-// Integer dot products of a weight block with q8_1 activations (the MMVQ kernels' inner step).
-// A weight block is cut into kItems items; an item is a few 32-bit words of packed signed bytes
-// (the weight levels) and their float scales. For each weight format F, Vec<F> has
+// Integer dot products of a weight block with q8_1 activations: MMVQ's 8-value-wide items for the
+// formats and batches blockdot.h's wide items do not serve (q2_K and q3_K at every batch, q4_K and
+// q5_K above batch 2). A weight block is cut into kItems items; an item is a few 32-bit words of
+// packed signed bytes (the weight levels) and their float scales. For those formats Vec<F> has
 //   kItems                      items per weight block;
 //   W load(block, i)            item i of a weight block (block at a multiple of F::kAlign bytes);
 //   A act(y, i)                 the activation bytes item i multiplies (y: the first q8_1 block
 //                               under the weight block; q8_1 blocks are 36 bytes, 4-aligned);
 //   float dot(W, A)             the item's share of the dot product.
 // The integer sums are exact (dot4_i8); the scalings follow the CPU reference (tests/reference/
-// ggml_ref_dot.hpp): q4_0..q5_1 take their offset or min through the q8_1 block's stored sum s
-// (a quarter of it per item, as an item holds a quarter of the block), q8_0 and the K-quants
-// take d_a times exact integer sums.
+// ggml_ref_dot.hpp): d_a times exact integer sums. (q6_levels below also serves MMQ's decoding.)
 #pragma once
 
 #include "quantized/blocks.h"
@@ -30,93 +29,10 @@ HKB_DEVICE A2 act_q81(const uint8_t* y, int j0, int j1) {
           half_lo(ds), half_hi(ds)};
 }
 
-// Two words of weight levels and the block's d (and m, for the formats with a min).
-struct W2 {
-  int q0, q1;
-  float d, m;
-};
-HKB_DEVICE int dot2(const W2& w, const A2& a) {
-  return dot4_i8(w.q0, a.a0, dot4_i8(w.q1, a.a1, 0));
-}
-
 template <typename F>
 struct Vec;
 
-// The 32-value formats' scalings: an offset d (q - kOffset) taken through s (a quarter of it per
-// item), or a min m.
-template <int kOffset>
-struct Offset32 {
-  static HKB_DEVICE float dot(const W2& w, const A2& a) {
-    float r = a.d * static_cast<float>(dot2(w, a));
-    if constexpr (kOffset != 0) r -= (kOffset / 4.0f) * a.s;  // q8_0: an infinite s stays unused
-    return w.d * r;
-  }
-};
-struct Min32 {
-  static HKB_DEVICE float dot(const W2& w, const A2& a) {
-    return w.d * a.d * static_cast<float>(dot2(w, a)) + 0.25f * w.m * a.s;
-  }
-};
-// 4- and 5-bit formats: item i is qs bytes 4i..4i+3: values 4i.. (low nibbles) and 16+4i..
-// (high); the 5-bit ones take bit 4 of value j from bit j of the 32-bit qh.
-template <int A>
-HKB_DEVICE W2 load_nibbles(const uint8_t* qs, const uint8_t* qh, int i) {
-  const uint32_t w = ld32<A>(qs + 4 * i);
-  W2 r = {static_cast<int>(w & 0x0F0F0F0Fu), static_cast<int>((w >> 4) & 0x0F0F0F0Fu), 0.0f, 0.0f};
-  if (qh != nullptr) {
-    const uint32_t h = ld32<A>(qh);
-    r.q0 |= spread4(h >> (4 * i)), r.q1 |= spread4(h >> (16 + 4 * i));
-  }
-  return r;
-}
-struct Nibbles {
-  static constexpr int kItems = 4;
-  static HKB_DEVICE A2 act(const uint8_t* y, int i) { return act_q81(y, i, i + 4); }
-};
-
-template <>
-struct Vec<Q4_0> : Nibbles, Offset32<8> {
-  static HKB_DEVICE W2 load(const uint8_t* b, int i) {
-    W2 w = load_nibbles<2>(b + 2, nullptr, i);
-    w.d = half_lo(ld16<2>(b));
-    return w;
-  }
-};
-template <>
-struct Vec<Q5_0> : Nibbles, Offset32<16> {
-  static HKB_DEVICE W2 load(const uint8_t* b, int i) {
-    W2 w = load_nibbles<2>(b + 6, b + 2, i);
-    w.d = half_lo(ld16<2>(b));
-    return w;
-  }
-};
-// q4_1 / q5_1: half d and m in one word at the block's start, then (q5_1) qh, then qs.
-template <int kQs>
-struct NibblesMin : Nibbles, Min32 {
-  static HKB_DEVICE W2 load(const uint8_t* b, int i) {
-    W2 w = load_nibbles<4>(b + kQs, kQs == 8 ? b + 4 : nullptr, i);
-    const uint32_t dm = ld32<4>(b);
-    w.d = half_lo(dm), w.m = half_hi(dm);
-    return w;
-  }
-};
-template <>
-struct Vec<Q4_1> : NibblesMin<4> {};
-template <>
-struct Vec<Q5_1> : NibblesMin<8> {};
-
-// q8_0: item i is values 8i .. 8i+7.
-template <>
-struct Vec<Q8_0> : Offset32<0> {
-  static constexpr int kItems = 4;
-  static HKB_DEVICE W2 load(const uint8_t* b, int i) {
-    return {static_cast<int>(ld32<2>(b + 2 + 8 * i)), static_cast<int>(ld32<2>(b + 6 + 8 * i)),
-            half_lo(ld16<2>(b)), 0.0f};
-  }
-  static HKB_DEVICE A2 act(const uint8_t* y, int i) { return act_q81(y, 2 * i, 2 * i + 1); }
-};
-
-// ---- q2_K, q3_K, q6_K: item i = (half n = i / 4, r = i % 4) holds, for k = 0..3, the values
+// ---- q2_K, q3_K: item i = (half n = i / 4, r = i % 4) holds, for k = 0..3, the values
 // 128 n + 32 k + 8 r .. +7 (blocks.h's layout): q8_1 block 4 n + k, ints 2 r and 2 r + 1, and
 // the 16-value group 8 n + 2 k + r / 2.
 struct A8 {
@@ -136,7 +52,7 @@ HKB_DEVICE A8 act_k4(const uint8_t* y, int i) {
 struct W8 {
   int q[4][2];
   float d, dmin;
-  uint32_t sc;  // byte k: group k's scale (q2_K: scale | min << 4; q3_K, q6_K: a signed byte)
+  uint32_t sc;  // byte k: group k's scale (q2_K: scale | min << 4; q3_K: a signed byte)
 };
 HKB_DEVICE int dot_k(const W8& w, const A8& a, int k) {
   return dot4_i8(w.q[k][0], a.a[k][0], dot4_i8(w.q[k][1], a.a[k][1], 0));
@@ -149,7 +65,7 @@ HKB_DEVICE int group_k(int i, int k) {
   return 8 * (i >> 2) + 2 * k + ((i & 3) >> 1);
 }
 
-// Items of 4 groups of 8 values (q2_K, q3_K, q6_K): d_a per group times the group's d * scale
+// Items of 4 groups of 8 values (q2_K, q3_K): d_a per group times the group's d * scale
 // times its integer sum, less (q2_K) dmin * min times the activations' integer sum.
 template <bool kMin>
 struct Groups16 {
@@ -224,29 +140,6 @@ HKB_DEVICE int q6_levels(uint32_t x) {
   const uint32_t y = x ^ 0x20202020u;
   return static_cast<int>(y | (((y >> 5) & kOnes) * 0xC0u));
 }
-
-template <>
-struct Vec<Q6_K> : Groups16<false> {
-  static HKB_DEVICE W8 load(const uint8_t* b, int i) {
-    const int n = i >> 2, r = i & 3;
-    const uint8_t* l = b + 64 * n + 8 * r;
-    const uint8_t* h = b + 128 + 32 * n + 8 * r;
-    const uint32_t l0[2] = {ld32<2>(l), ld32<2>(l + 4)}, l1[2] = {ld32<2>(l + 32), ld32<2>(l + 36)};
-    const uint32_t hw[2] = {ld32<2>(h), ld32<2>(h + 4)};
-    W8 w;
-    w.d = half_lo(ld16<2>(b + 208)), w.dmin = 0.0f, w.sc = 0;
-#pragma unroll
-    for (int k = 0; k < 4; ++k) {
-#pragma unroll
-      for (int j = 0; j < 2; ++j) {
-        const uint32_t lo = ((k & 1 ? l1[j] : l0[j]) >> (4 * (k >> 1))) & 0x0F0F0F0Fu;
-        w.q[k][j] = q6_levels(lo | (((hw[j] >> (2 * k)) & 0x03030303u) << 4));
-      }
-      w.sc |= static_cast<uint32_t>(b[192 + group_k(i, k)]) << (8 * k);
-    }
-    return w;
-  }
-};
 
 // ---- q4_K, q5_K: item i = (chunk c = i / 4, r = i % 4): quant bytes 8 r .. 8 r + 7 of chunk c
 // hold values 64 c + 8 r .. (group 2 c, low nibbles) and 64 c + 32 + 8 r .. (group 2 c + 1).
