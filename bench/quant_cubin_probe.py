@@ -87,7 +87,6 @@ def rand_blocks(fmt, nblocks, copies):
 results = []
 
 
-
 def compare(label, outs):
     ref = outs["base"]
     for n in names[1:]:
@@ -97,6 +96,30 @@ def compare(label, outs):
             print(f"MISMATCH {label} {n}: {diff} words differ")
         else:
             print(f"same bits {label} {n}")
+
+
+def time_variants(label, kernel, grid, block, args_of, out, rate):
+    """Launches `kernel` of every cubin once (output kept for compare), then times it; args_of(r):
+    the arguments of launch r (rotating weight copies); rate(us): the row's number."""
+    outs, row = {}, [label]
+    for n in names:
+        f = mods[n].get_function(kernel)
+        out.fill(0)
+        f(grid, block, args_of(0))
+        outs[n] = out.copy()
+        t = timeit(lambda r: f(grid, block, args_of(r)))
+        row.append((n, t, rate(t)))
+    compare(row[0], outs)
+    results.append(row)
+
+
+def pct_of_copy(moved):
+    return lambda t: moved / (t * 1e-6) / 1e9 / copy_bw * 100
+
+
+def small_bytes(count):
+    """Device bytes below 0x3C: every half they form (scales, q8_1 d and s) finite and at most 1."""
+    return cp.asarray(rng.integers(0, 0x3C, size=count, dtype=np.uint8))
 
 
 def get_rows_case(fmt, rows=32000, hidden=4096, n_ids=4096, copies=4):
@@ -109,17 +132,10 @@ def get_rows_case(fmt, rows=32000, hidden=4096, n_ids=4096, copies=4):
     out = cp.empty(n_ids * hidden, dtype=cp.float32)
     grid = (n_ids, min((hidden + 511) // 512, 65535), 1)
     moved = n_ids * (row_bytes + hidden * 4)
-    outs, row = {}, [f"get_rows_{fmt} {n_ids} ids of {rows}x{hidden}"]
-    for n in names:
-        f = mods[n].get_function(f"get_rows_{fmt}")
-        args = lambda r: (tables[r % copies], ids, out, np.int64(hidden), np.uint64(row_bytes))
-        out.fill(0)
-        f(grid, (256, 1, 1), args(0))
-        outs[n] = out.copy()
-        t = timeit(lambda r: f(grid, (256, 1, 1), args(r)))
-        row.append((n, t, moved / (t * 1e-6) / 1e9 / copy_bw * 100))
-    compare(row[0], outs)
-    results.append(row)
+    time_variants(f"get_rows_{fmt} {n_ids} ids of {rows}x{hidden}", f"get_rows_{fmt}", grid,
+                  (256, 1, 1),
+                  lambda r: (tables[r % copies], ids, out, np.int64(hidden), np.uint64(row_bytes)),
+                  out, pct_of_copy(moved))
 
 
 def dequant_case(fmt, rows=14336, cols=4096, copies=None):
@@ -135,22 +151,14 @@ def dequant_case(fmt, rows=14336, cols=4096, copies=None):
     else:
         grid, block, k = ((el + 255) // 256, 1, 1), (32, 1, 1), el // 32
     moved = nblocks * nbytes + el * 4
-    outs, row = {}, [f"dequantize_block_{fmt}_f32 {rows}x{cols}"]
-    for n in names:
-        f = mods[n].get_function(f"dequantize_block_{fmt}_f32")
-        args = lambda r: (xs[r % copies], out, np.int32(k))
-        out.fill(0)
-        f(grid, block, args(0))
-        outs[n] = out.copy()
-        t = timeit(lambda r: f(grid, block, args(r)))
-        row.append((n, t, moved / (t * 1e-6) / 1e9 / copy_bw * 100))
-    compare(row[0], outs)
-    results.append(row)
+    time_variants(f"dequantize_block_{fmt}_f32 {rows}x{cols}", f"dequantize_block_{fmt}_f32",
+                  grid, block, lambda r: (xs[r % copies], out, np.int32(k)), out,
+                  pct_of_copy(moved))
     del xs, out
 
 
 # mul_mat_<format>: candle's (mmq_x, mmq_y) tiles, grid (ceil(n / mmq_y), ceil(cols / mmq_x)) x
-# (32, 4). Bytes below 0x3C: every half (scales, q8_1 d and s) finite and at most 1.
+# (32, 4).
 MMQ = {"q4_0": (32, 18, 64, 128), "q4_1": (32, 20, 64, 128), "q5_0": (32, 22, 128, 64),
        "q5_1": (32, 24, 128, 64), "q8_0": (32, 34, 128, 64), "q2_K": (256, 84, 64, 128),
        "q3_K": (256, 110, 128, 128), "q4_K": (256, 144, 64, 128), "q5_K": (256, 176, 64, 128),
@@ -160,21 +168,13 @@ MMQ = {"q4_0": (32, 18, 64, 128), "q4_1": (32, 20, 64, 128), "q5_0": (32, 22, 12
 def mmq_case(fmt, n=14336, k=4096, cols=512):
     vals, nbytes, mx, my = MMQ[fmt]
     kp = (k + 511) // 512 * 512
-    w = cp.asarray(rng.integers(0, 0x3C, size=n * (k // vals) * nbytes, dtype=np.uint8))
-    y = cp.asarray(rng.integers(0, 0x3C, size=cols * kp // 32 * 36, dtype=np.uint8))
+    w = small_bytes(n * (k // vals) * nbytes)
+    y = small_bytes(cols * kp // 32 * 36)
     out = cp.empty(cols * n, dtype=cp.float32)
     grid = ((n + my - 1) // my, (cols + mx - 1) // mx, 1)
     args = (w, y, out, np.int32(k), np.int32(n), np.int32(cols), np.int32(kp), np.int32(n))
-    outs, row = {}, [f"mul_mat_{fmt} {n}x{k} x {cols} columns (TOP/s)"]
-    for name in names:
-        f = mods[name].get_function(f"mul_mat_{fmt}")
-        out.fill(0)
-        f(grid, (32, 4, 1), args)
-        outs[name] = out.copy()
-        t = timeit(lambda r: f(grid, (32, 4, 1), args))
-        row.append((name, t, 2.0 * n * k * cols / (t * 1e-6) / 1e12))
-    compare(row[0], outs)
-    results.append(row)
+    time_variants(f"mul_mat_{fmt} {n}x{k} x {cols} columns (TOP/s)", f"mul_mat_{fmt}", grid,
+                  (32, 4, 1), lambda r: args, out, lambda t: 2.0 * n * k * cols / (t * 1e-6) / 1e12)
 
 
 def mmvq_case(fmt, ncols, n=14336, k=4096):
@@ -182,24 +182,17 @@ def mmvq_case(fmt, ncols, n=14336, k=4096):
     kp = (k + 511) // 512 * 512
     wbytes = n * (k // vals) * nbytes
     copies = max(1, -(-(256 << 20) // wbytes))
-    w0 = cp.asarray(rng.integers(0, 0x3C, size=wbytes, dtype=np.uint8))
+    w0 = small_bytes(wbytes)
     ws = [w0] + [w0.copy() for _ in range(copies - 1)]
-    y = cp.asarray(rng.integers(0, 0x3C, size=ncols * kp // 32 * 36, dtype=np.uint8))
+    y = small_bytes(ncols * kp // 32 * 36)
     out = cp.empty(ncols * n, dtype=cp.float32)
     grid = (n if ncols == 1 else (n + 1) // 2, 1, 1)
     block = (32, 4 if ncols <= 4 else 2, 1)
     moved = wbytes + ncols * kp // 32 * 36 + ncols * n * 4
-    outs, row = {}, [f"mul_mat_vec_{fmt}_q8_1_cuda{ncols} {n}x{k}"]
-    for name in names:
-        f = mods[name].get_function(f"mul_mat_vec_{fmt}_q8_1_cuda{ncols}")
-        args = lambda r: (ws[r % copies], y, out, np.int32(k), np.int32(n), np.int32(kp), np.int32(n))
-        out.fill(0)
-        f(grid, block, args(0))
-        outs[name] = out.copy()
-        t = timeit(lambda r: f(grid, block, args(r)))
-        row.append((name, t, moved / (t * 1e-6) / 1e9 / copy_bw * 100))
-    compare(row[0], outs)
-    results.append(row)
+    name = f"mul_mat_vec_{fmt}_q8_1_cuda{ncols}"
+    time_variants(f"{name} {n}x{k}", name, grid, block,
+                  lambda r: (ws[r % copies], y, out, np.int32(k), np.int32(n), np.int32(kp),
+                             np.int32(n)), out, pct_of_copy(moved))
     del ws, w0
 
 
