@@ -18,15 +18,16 @@ namespace hkb::quant {
 constexpr int kQ81Bytes = 36;
 constexpr uint32_t kOnes = 0x01010101u;
 
-// Activation ints j0, j1 of a q8_1 block and its d and s.
+// Activation ints j0, j1 of a q8_1 block and its d (the K-quants' sums are exact integers: the
+// block's stored sum s goes unused).
 struct A2 {
   int a0, a1;
-  float d, s;
+  float d;
 };
 HKB_DEVICE A2 act_q81(const uint8_t* y, int j0, int j1) {
   const uint32_t ds = ld32<4>(y);
   return {static_cast<int>(ld32<4>(y + 4 + 4 * j0)), static_cast<int>(ld32<4>(y + 4 + 4 * j1)),
-          half_lo(ds), half_hi(ds)};
+          half_lo(ds)};
 }
 
 template <typename F>
