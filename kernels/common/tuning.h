@@ -439,18 +439,11 @@ constexpr bool kQuantIndex32 = HKB_QUANT_INDEX32 != 0;
 constexpr int kQuantQ8BlocksInFlight = 2;
 
 // NVIDIA blocks of 128 threads resident per SM for a batch-1 row product (MMVQ cuda1, the MoE
-// kernels): 16 (32 registers) where blockdot.h's wide items serve the format, so more of candle's
-// one-row blocks overlap; q2_K and q3_K (vecdot.h's items) keep 8 (64 registers: at 32 they spill
-// and lose 3-4 points; docs/performance-h200.md).
-#ifndef HKB_MMVQ_WIDE_ROW_BLOCKS_PER_SM
-#define HKB_MMVQ_WIDE_ROW_BLOCKS_PER_SM 16
+// kernels): 16 (32 registers), so more of candle's one-row blocks overlap.
+#ifndef HKB_MMVQ_ROW_BLOCKS_PER_SM
+#define HKB_MMVQ_ROW_BLOCKS_PER_SM 16
 #endif
-#ifndef HKB_MMVQ_VEC_ROW_BLOCKS_PER_SM
-#define HKB_MMVQ_VEC_ROW_BLOCKS_PER_SM 8
-#endif
-constexpr int mmvq_row_blocks_per_sm(bool wide_items) {
-  return wide_items ? HKB_MMVQ_WIDE_ROW_BLOCKS_PER_SM : HKB_MMVQ_VEC_ROW_BLOCKS_PER_SM;
-}
+constexpr int kMmvqRowBlocksPerSm = HKB_MMVQ_ROW_BLOCKS_PER_SM;
 
 // Wide items (quantized/blockdot.h) a thread of a batch-1 MMVQ row loads before its first dot
 // product: one; two or four hold more registers and measured slower

@@ -2,10 +2,10 @@
 // reads its slice as 32-bit words and its activations as whole q8_1 ints, and scales once per 32
 // values: a third of the instructions of vecdot.h's 8-value items, which is what bounds a row
 // product that reads each byte once. The 32-value formats (q4_0, q4_1, q5_0, q5_1, q8_0) take a
-// whole block per item; q4_K, q5_K and q6_K 32 of a super-block's values.
+// whole block per item; the K-quants 32 of a super-block's values.
 //
-// For a weight format F with one, Wide<F> has
-//   kItems                        items per weight block (0: none, vecdot.h's items serve F);
+// For each weight format F, Wide<F> has
+//   kItems                        items per weight block;
 //   kMaxCols                      the batches they serve (vecdot.h's items serve wider ones);
 //   View load(block, i)           item i in registers; blocks at multiples of F::kAlign bytes (2
 //                                 or 4), and never a byte outside the block is read;
@@ -14,8 +14,8 @@
 //   float dot(View, act)          the item's share of the row . column product.
 // The integer sums are exact (dot4_i8) and the scalings the CPU reference's (tests/reference/
 // ggml_ref_dot.hpp), per 32 values: q4_0 / q5_0 d (d_a sumi - 8 or 16 s_a), q4_1 / q5_1
-// d d_a sumi + m s_a, q8_0 d d_a sumi, q4_K / q5_K d_a (d sc sumi - dmin m suma) per group,
-// q6_K d_a (d sc sumi) per group.
+// d d_a sumi + m s_a, q8_0 d d_a sumi, q2_K / q4_K / q5_K d_a (d sc sumi - dmin m suma) per
+// group, q3_K / q6_K d_a (d sc sumi) per group.
 #pragma once
 
 #include "quantized/vecdot.h"
@@ -103,9 +103,7 @@ struct WholeNibbles {
 
 // kMaxCols: the batches (activation columns) the wide items serve; vecdot.h's items serve wider.
 template <typename F>
-struct Wide {
-  static constexpr int kItems = 0, kMaxCols = 0;  // none: vecdot.h's items serve F
-};
+struct Wide;
 
 // The 32-value formats: one item, the whole block.
 template <typename Whole>
@@ -202,35 +200,43 @@ struct WideK4 {
     }
     return w;
   }
+  // A column's activations under an item, and their integer sums per group (the min term's,
+  // shared by every row the item is dotted with).
   struct A {
     ActW<kW> lo, hi;
+    int m0, m1;
   };
   static HKB_DEVICE A act(const uint8_t* y, int i) {
     const int c = i / kPer, j0 = (i % kPer) * kW;
-    return {load_actw<kW>(y + kQ81Bytes * (2 * c), j0),
-            load_actw<kW>(y + kQ81Bytes * (2 * c + 1), j0)};
+    A a{load_actw<kW>(y + kQ81Bytes * (2 * c), j0), load_actw<kW>(y + kQ81Bytes * (2 * c + 1), j0),
+        0, 0};
+    const int one = static_cast<int>(kOnes);
+#pragma unroll
+    for (int j = 0; j < kW; ++j) {
+      a.m0 = dot4_i8(one, a.lo.a[j], a.m0);
+      a.m1 = dot4_i8(one, a.hi.a[j], a.m1);
+    }
+    return a;
   }
   static HKB_DEVICE float dot(const View& w, const A& a) {
-    const int one = static_cast<int>(kOnes);
-    int s0 = 0, s1 = 0, m0 = 0, m1 = 0;
+    int s0 = 0, s1 = 0;
 #pragma unroll
     for (int j = 0; j < kW; ++j) {
       s0 = dot4_i8(w.lo[j], a.lo.a[j], s0);
       s1 = dot4_i8(w.hi[j], a.hi.a[j], s1);
-      m0 = dot4_i8(one, a.lo.a[j], m0);
-      m1 = dot4_i8(one, a.hi.a[j], m1);
     }
-    const uint32_t g0 = 2 * w.c, g1 = g0 + 1;
-    const KScaleMin k0 = k_scale_min(w.head[0], scale_byte(w.head, 0, g0),
-                                     scale_byte(w.head, 4, g0), scale_byte(w.head, 8, g0), g0);
-    const KScaleMin k1 = k_scale_min(w.head[0], scale_byte(w.head, 0, g1),
-                                     scale_byte(w.head, 4, g1), scale_byte(w.head, 8, g1), g1);
-    return half_lo(a.lo.ds) * (k0.d * static_cast<float>(s0) - k0.m * static_cast<float>(m0)) +
-           half_lo(a.hi.ds) * (k1.d * static_cast<float>(s1) - k1.m * static_cast<float>(m1));
-  }
-  // scales byte off + (g & 3) (off 0, 4, 8), from the head words (scales start at byte 4).
-  static HKB_DEVICE uint32_t scale_byte(const uint32_t (&head)[4], int off, uint32_t g) {
-    return (head[1 + off / 4] >> (8 * (g & 3))) & 0xFFu;
+    // Groups 2 c and 2 c + 1 sit in the same half of each scales word: bytes 2 (c & 1) and
+    // 2 (c & 1) + 1 of scales[0..3], [4..7] and [8..11], cut as 16-bit pairs without a branch.
+    const uint32_t sh = 16u * static_cast<uint32_t>(w.c & 1);
+    const uint32_t x = w.head[1] >> sh, y = w.head[2] >> sh, z = w.head[3] >> sh;
+    const bool low = w.c < 2;  // groups 0..3: 6-bit scale and min; 4..7: 4 bits + 2 high bits
+    const uint32_t sc = low ? x & 0x3F3Fu : (z & 0x0F0Fu) | ((x >> 2) & 0x3030u);
+    const uint32_t mn = low ? y & 0x3F3Fu : ((z >> 4) & 0x0F0Fu) | ((y >> 2) & 0x3030u);
+    const float da0 = half_lo(a.lo.ds), da1 = half_lo(a.hi.ds);
+    const int ds0 = s0 * static_cast<int>(sc & 0xFFu), ds1 = s1 * static_cast<int>(sc >> 8);
+    const int dm0 = a.m0 * static_cast<int>(mn & 0xFFu), dm1 = a.m1 * static_cast<int>(mn >> 8);
+    return half_lo(w.head[0]) * (da0 * static_cast<float>(ds0) + da1 * static_cast<float>(ds1)) -
+           half_hi(w.head[0]) * (da0 * static_cast<float>(dm0) + da1 * static_cast<float>(dm1));
   }
 };
 // 16 bytes a group: 32 (a whole chunk, half the items) measured slower
@@ -262,22 +268,166 @@ HKB_DEVICE void span_words(const uint8_t* q, bool mid, uint32_t (&w)[L / 4]) {
   }
 }
 
-// q6_K: item i = (half n = i / kPer, part j = i % kPer) is bytes l = L j .. L j + L - 1 of the
-// half's quant rows: for k = 0..3 the values 128 n + 32 k + l (q8_1 block 4 n + k, ints l / 4 ..),
-// low bits from ql byte 64 n + 32 (k % 2) + l (nibble k / 2), high bits from qh byte 32 n + l
-// (bits 2 k), scale 8 n + 2 k + l / 16 (one per k: L <= 16). The view keeps the levels 0..63
-// (valid signed bytes) and the sum starts at -32 times the activations' sum (A::bias): the same
-// exact integer, fewer instructions than turning each byte into level - 32.
+// q2_K, q3_K and q6_K share one item shape: item i = (half n = i / kPer, part j = i % kPer) is
+// bytes l = L j .. L j + L - 1 of the half's quant rows, and for k = 0..3 the values
+// 128 n + 32 k + l .. (q8_1 block 4 n + k, ints l / 4 ..) of 16-value group 8 n + 2 k + l / 16.
+// A column's activations under such an item, and per k their integer sum weighted by the byte
+// kWeight (shared by every row the item is dotted with): q2_K's min term (1), or a level offset
+// folded into the sum (q3_K -4, q6_K -32: unsigned levels give the same exact integer in fewer
+// instructions than signed ones).
 template <int kW>
-struct ViewQ6 {
-  int q[4][kW];  // levels 0..63, four a word
-  uint32_t sc;   // byte k: group k's signed scale
+struct Act4 {
+  ActW<kW> k[4];
+  int sum[4];
+};
+template <int kW, int kPer, uint32_t kWeight>
+HKB_DEVICE Act4<kW> load_act4(const uint8_t* y, int i) {
+  const int n = i / kPer, j0 = (i % kPer) * kW;
+  Act4<kW> a;
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    a.k[k] = load_actw<kW>(y + kQ81Bytes * (4 * n + k), j0);
+    a.sum[k] = 0;
+#pragma unroll
+    for (int m = 0; m < kW; ++m)
+      a.sum[k] = dot4_i8(static_cast<int>(kWeight), a.k[k].a[m], a.sum[k]);
+  }
+  return a;
+}
+// The scale bytes of groups 8 n + 2 k + s0 (k = 0..3, s0 = 0 or 1) from the half's 8 scale bytes
+// (words w0, w1): byte 2 (k % 2) + k / 2 of the result holds group k's (scale_at).
+HKB_DEVICE uint32_t every_other_byte(uint32_t w0, uint32_t w1, int s0) {
+  const int sh = 8 * s0;
+  return ((w0 >> sh) & 0x00FF00FFu) | (((w1 >> sh) & 0x00FF00FFu) << 8);
+}
+HKB_DEVICE uint32_t scale_at(uint32_t sc, int k) {
+  return (sc >> (8 * (2 * (k & 1) + (k >> 1)))) & 0xFFu;
+}
+// Sum over the item's four groups of d_a times term(k, s), s the group's exact integer sum, which
+// starts at the activations' weighted sum (q3_K's and q6_K's level offsets).
+template <int kW, typename Term>
+HKB_DEVICE float dot_offset4(const int (&q)[4][kW], const Act4<kW>& a, Term term) {
+  float r = 0.0f;
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    int s = a.sum[k];
+#pragma unroll
+    for (int m = 0; m < kW; ++m) s = dot4_i8(q[k][m], a.k[k].a[m], s);
+    r += half_lo(a.k[k].ds) * term(k, s);
+  }
+  return r;
+}
+
+// q2_K (4-aligned): bits 2 k of qs byte 32 n + l; scale bytes (scale | min << 4) at 8 n.
+template <int kW>
+struct ViewQ2 {
+  int q[4][kW];  // levels 0..3
+  uint32_t sc, dm;
+};
+template <int L>
+struct WideQ2 {
+  // Columns at most: wider batches spill on sm_90 and take up to twice vecdot.h's VGPRs on gfx906
+  // (docs/performance-h200b.md); vecdot.h's items serve them.
+  static constexpr int kW = L / 4, kPer = 32 / L, kItems = 2 * kPer, kMaxCols = 2;
+  using View = ViewQ2<kW>;
+  using A = Act4<kW>;
+  static HKB_DEVICE View load(const uint8_t* b, int i) {
+    const int n = i / kPer, l = (i % kPer) * L;
+    uint32_t x[kW];
+#pragma unroll
+    for (int m = 0; m < kW; ++m) x[m] = ld32<4>(b + Q2_K::kQs + 32 * n + l + 4 * m);
+    View w;
+    w.sc = every_other_byte(ld32<4>(b + 8 * n), ld32<4>(b + 8 * n + 4), l / 16);
+    w.dm = ld32<4>(b + Q2_K::kDm);
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+#pragma unroll
+      for (int m = 0; m < kW; ++m) w.q[k][m] = static_cast<int>((x[m] >> (2 * k)) & 0x03030303u);
+    }
+    return w;
+  }
+  static HKB_DEVICE A act(const uint8_t* y, int i) {
+    return load_act4<kW, kPer, kOnes>(y, i);
+  }
+  static HKB_DEVICE float dot(const View& w, const A& a) {
+    float rd = 0.0f, rm = 0.0f;
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      int s = 0;
+#pragma unroll
+      for (int m = 0; m < kW; ++m) s = dot4_i8(w.q[k][m], a.k[k].a[m], s);
+      const uint32_t b = scale_at(w.sc, k);
+      const float da = half_lo(a.k[k].ds);
+      rd += da * static_cast<float>(s * static_cast<int>(b & 15u));
+      rm += da * static_cast<float>(a.sum[k] * static_cast<int>(b >> 4));
+    }
+    return half_lo(w.dm) * rd - half_hi(w.dm) * rm;
+  }
+};
+template <>
+struct Wide<Q2_K> : WideQ2<8> {};
+
+// q3_K (2-aligned): bits 2 k of qs byte 32 n + l, bit 4 n + k of hmask byte l; levels 0..7 (the
+// sum starts at -4 times the activations'); group g's 6-bit scale (less 32) has its low nibble in
+// scales byte g % 8 (nibble g / 8) and its high 2 bits in byte 8 + g % 4 (bits 2 (g / 4)).
+// q3_K's and q6_K's view: the levels of shift k four a word, scale_at(sc, k) group k's scale byte
+// (q3_K: plus 32; q6_K: signed), d.
+template <int kW>
+struct ViewScaled {
+  int q[4][kW];
+  uint32_t sc;
   float d;
 };
 template <int L>
+struct WideQ3 {
+  // Batch 1 only: from batch 2 on vecdot.h's items are as fast or faster (as for q2_K).
+  static constexpr int kW = L / 4, kPer = 32 / L, kItems = 2 * kPer, kMaxCols = 1;
+  using View = ViewScaled<kW>;
+  using A = Act4<kW>;
+  static HKB_DEVICE View load(const uint8_t* b, int i) {
+    const int n = i / kPer, l = (i % kPer) * L;
+    uint32_t q[kW], h[kW], s[3];
+    const bool mid = (reinterpret_cast<uintptr_t>(b) & 2u) != 0;  // every span's offset: 4 m
+    span_words<L>(b + Q3_K::kQs + 32 * n + l, mid, q);
+    span_words<L>(b + l, mid, h);
+    span_words<12>(b + Q3_K::kScales, mid, s);
+    View w;
+    w.d = half_lo(ld16<2>(b + Q3_K::kD));
+    // Groups 8 n + 2 k + s0: low nibbles from bytes 2 k + s0, high bits from byte 8 + s0 (k even)
+    // or 10 + s0 (k odd) at bits 4 n + 2 (k / 2), placed as every_other_byte places the lows.
+    const uint32_t lo = (every_other_byte(s[0], s[1], l / 16) >> (4 * n)) & 0x0F0F0F0Fu;
+    const uint32_t t = (s[2] >> (8 * (l / 16))) >> (4 * n);
+    w.sc = lo | (((t & 0x00030003u) | ((t << 6) & 0x03000300u)) << 4);
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+#pragma unroll
+      for (int m = 0; m < kW; ++m) {
+        w.q[k][m] = static_cast<int>(((q[m] >> (2 * k)) & 0x03030303u) |
+                                     (((h[m] >> (4 * n + k)) & kOnes) << 2));
+      }
+    }
+    return w;
+  }
+  static HKB_DEVICE A act(const uint8_t* y, int i) {
+    return load_act4<kW, kPer, 0xFCFCFCFCu>(y, i);  // -4 in every byte
+  }
+  static HKB_DEVICE float dot(const View& w, const A& a) {
+    return w.d * dot_offset4(w.q, a, [&](int k, int s) {
+             return static_cast<float>(s * (static_cast<int>(scale_at(w.sc, k)) - 32));
+           });
+  }
+};
+template <>
+struct Wide<Q3_K> : WideQ3<8> {};
+
+// q6_K (2-aligned): low bits from ql byte 64 n + 32 (k % 2) + l (nibble k / 2), high bits from
+// qh byte 32 n + l (bits 2 k), signed scale bytes at 192 + 8 n; levels 0..63 (the sum starts at
+// -32 times the activations').
+template <int L>
 struct WideQ6 {
   static constexpr int kW = L / 4, kPer = 32 / L, kItems = 2 * kPer, kMaxCols = 8;
-  using View = ViewQ6<kW>;
+  using View = ViewScaled<kW>;
+  using A = Act4<kW>;
   static HKB_DEVICE View load(const uint8_t* b, int i) {
     const int n = i / kPer, l = (i % kPer) * L;
     uint32_t l0[kW], l1[kW], h[kW], s[2];
@@ -288,8 +438,14 @@ struct WideQ6 {
     span_words<8>(b + 192 + 8 * n, mid, s);
     View w;
     w.d = half_lo(ld16<2>(b + 208));
+    // Byte by byte: every_other_byte here made ptxas spill cuda7 (docs/performance-h200b.md).
     const int s0 = l / 16;
     w.sc = 0;
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      const uint32_t b = ((k < 2 ? s[0] : s[1]) >> (8 * ((2 * k + s0) & 3))) & 0xFFu;
+      w.sc |= b << (8 * (2 * (k & 1) + (k >> 1)));
+    }
 #pragma unroll
     for (int k = 0; k < 4; ++k) {
 #pragma unroll
@@ -297,41 +453,17 @@ struct WideQ6 {
         const uint32_t lo = ((k & 1 ? l1[m] : l0[m]) >> (4 * (k >> 1))) & 0x0F0F0F0Fu;
         w.q[k][m] = static_cast<int>(lo | (((h[m] >> (2 * k)) & 0x03030303u) << 4));
       }
-      const int e = 2 * k + s0;
-      w.sc |= (((e < 4 ? s[0] : s[1]) >> (8 * (e & 3))) & 0xFFu) << (8 * k);
     }
     return w;
   }
-  // A column's activations under an item, and per group k their sum times -32 (shared by every
-  // row the item is dotted with).
-  struct A {
-    ActW<kW> k[4];
-    int bias[4];
-  };
   static HKB_DEVICE A act(const uint8_t* y, int i) {
-    const int n = i / kPer, j0 = (i % kPer) * kW;
-    constexpr int kMinus32 = static_cast<int>(0xE0E0E0E0u);  // -32 in every byte
-    A a;
-#pragma unroll
-    for (int k = 0; k < 4; ++k) {
-      a.k[k] = load_actw<kW>(y + kQ81Bytes * (4 * n + k), j0);
-      a.bias[k] = 0;
-#pragma unroll
-      for (int m = 0; m < kW; ++m) a.bias[k] = dot4_i8(kMinus32, a.k[k].a[m], a.bias[k]);
-    }
-    return a;
+    return load_act4<kW, kPer, 0xE0E0E0E0u>(y, i);  // -32 in every byte
   }
   static HKB_DEVICE float dot(const View& w, const A& a) {
-    float r = 0.0f;
-#pragma unroll
-    for (int k = 0; k < 4; ++k) {
-      int s = a.bias[k];
-#pragma unroll
-      for (int m = 0; m < kW; ++m) s = dot4_i8(w.q[k][m], a.k[k].a[m], s);
-      const float scale = static_cast<float>(static_cast<int8_t>((w.sc >> (8 * k)) & 0xFFu));
-      r += half_lo(a.k[k].ds) * (w.d * scale * static_cast<float>(s));
-    }
-    return r;
+    return dot_offset4(w.q, a, [&](int k, int s) {
+      return w.d * static_cast<float>(static_cast<int8_t>(scale_at(w.sc, k))) *
+             static_cast<float>(s);
+    });
   }
 };
 // 8 bytes a row: 16 (half the items) measured slower (docs/performance-quantized.md).

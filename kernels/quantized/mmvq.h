@@ -6,12 +6,11 @@
 // written (candle writes one float past an odd nrows). dst is stored, not accumulated into: the
 // caller's zeroing is not needed.
 //
-// Threads step over the row's items: blockdot.h's wide ones where the format has them (a whole
-// block of the 32-value formats, 32 values of q4_K / q5_K / q6_K), vecdot.h's 8-value ones for
-// q2_K and q3_K, and for q4_K / q5_K at batches over 2 (blockdot.h's kMaxCols). Each item's weights
-// are decoded once and used for every column. Reduction: xor shuffles of width 32 (a 32-thread row
-// of the block, half of a 64-lane CDNA wave, all of an NVIDIA warp or RDNA wave), then shared
-// memory across the rows.
+// Threads step over the row's items: blockdot.h's wide ones (a whole block of the 32-value
+// formats, 32 values of the K-quants), and vecdot.h's 8-value ones for q2_K to q5_K at batches
+// over 2 (q3_K: over 1; blockdot.h's kMaxCols). Each item's weights are decoded once and used for
+// every column. Reduction: xor shuffles of width 32 (a 32-thread row of the block, half of a
+// 64-lane CDNA wave, all of an NVIDIA warp or RDNA wave), then shared memory across the rows.
 #pragma once
 
 #include "quantized/blockdot.h"
@@ -145,8 +144,8 @@ HKB_DEVICE void mmvq(const void* __restrict__ vx, const void* __restrict__ vy,
   if constexpr (NCOLS <= Wide<F>::kMaxCols) {
     constexpr int kUnroll = NCOLS == 1 ? hkb::tuning::kMmvqWideItems : 1;
     mmvq_rows<F, Wide<F>, kUnroll, NCOLS, kRows>(wrow, y, col_bytes, blocks, tid, threads, acc);
-  } else {  // q2_K, q3_K; q4_K and q5_K at batches over 2
-    constexpr int kUnroll = NCOLS == 1 ? 4 : hkb::tuning::kMmvqVecUnroll;
+  } else {  // q2_K to q5_K at batches over 2 (q3_K: over 1)
+    constexpr int kUnroll = hkb::tuning::kMmvqVecUnroll;
     mmvq_rows<F, Vec<F>, kUnroll, NCOLS, kRows>(wrow, y, col_bytes, blocks, tid, threads, acc);
   }
   mmvq_store<kRows, NCOLS>(acc, partial, tid, threads, row0, nrows_x, dst, nrows_dst);

@@ -1,7 +1,7 @@
 // Integer dot products of a weight block with q8_1 activations: MMVQ's 8-value-wide items for the
-// formats and batches blockdot.h's wide items do not serve (q2_K and q3_K at every batch, q4_K and
-// q5_K above batch 2). A weight block is cut into kItems items; an item is a few 32-bit words of
-// packed signed bytes (the weight levels) and their float scales. For those formats Vec<F> has
+// batches blockdot.h's wide items do not serve (q3_K above batch 1, q2_K, q4_K, q5_K above 2). A
+// weight block is cut into kItems items; an item is a few 32-bit words of packed signed bytes (the
+// weight levels) and their float scales. For those formats Vec<F> has
 //   kItems                      items per weight block;
 //   W load(block, i)            item i of a weight block (block at a multiple of F::kAlign bytes);
 //   A act(y, i)                 the activation bytes item i multiplies (y: the first q8_1 block
@@ -33,9 +33,10 @@ HKB_DEVICE A2 act_q81(const uint8_t* y, int j0, int j1) {
 template <typename F>
 struct Vec;
 
-// ---- q2_K, q3_K: item i = (half n = i / 4, r = i % 4) holds, for k = 0..3, the values
-// 128 n + 32 k + 8 r .. +7 (blocks.h's layout): q8_1 block 4 n + k, ints 2 r and 2 r + 1, and
-// the 16-value group 8 n + 2 k + r / 2.
+// ---- q2_K, q3_K above batch 2 / 1 (the activation sums and level offsets are taken per row here,
+// per column in blockdot.h's items: fewer registers a column): item i = (half n = i / 4, r = i % 4)
+// holds, for k = 0..3, the values 128 n + 32 k + 8 r .. +7 (blocks.h's layout): q8_1 block
+// 4 n + k, ints 2 r and 2 r + 1, and the 16-value group 8 n + 2 k + r / 2.
 struct A8 {
   int a[4][2];
   float d[4];
