@@ -145,9 +145,12 @@ struct ViewK4 {
   int lo[kW], hi[kW];
   int c;
 };
-template <bool kFifth, int L>
+// kRows16: every block of the rows sits at a multiple of 16 bytes (the caller tested the rows once;
+// Aligned is that variant), so no item tests its own block.
+template <bool kFifth, int L, bool kRows16 = false>
 struct WideK4 {
   static constexpr int kW = L / 4, kPer = 32 / L, kItems = 4 * kPer, kQs = kFifth ? 48 : 16;
+  using Aligned = WideK4<kFifth, L, true>;
   // Columns at most: the AMD compilers hold each column's ten activation words at once, 20 VGPRs
   // a column (gfx906 cuda8: 185 against vecdot.h's 90), so wider batches keep vecdot.h's items.
   static constexpr int kMaxCols = 2;
@@ -158,7 +161,7 @@ struct WideK4 {
     const int h = i % kPer;
     const uint8_t* q = b + kQs + 32 * w.c + L * h;
     uint32_t x[kW];
-    const bool vec = L == 16 && (reinterpret_cast<uintptr_t>(b) & 15u) == 0;
+    const bool vec = L == 16 && (kRows16 || (reinterpret_cast<uintptr_t>(b) & 15u) == 0);
     if (vec) {
       // 16-aligned super-blocks (every block of a 16-aligned matrix: 144 and 176 bytes are
       // multiples of 16), so are the head and the item's quants: two 16-byte loads.

@@ -13,9 +13,22 @@
 // 64-lane CDNA wave, all of an NVIDIA warp or RDNA wave), then shared memory across the rows.
 #pragma once
 
+#include <type_traits>
+
 #include "quantized/blockdot.h"
 
 namespace hkb::quant {
+
+// W::Aligned where the wide items have a variant for rows whose blocks all sit at multiples of 16
+// bytes (q4_K, q5_K), else void.
+template <typename W, typename = void>
+struct Aligned16 {
+  using type = void;
+};
+template <typename W>
+struct Aligned16<W, std::void_t<typename W::Aligned>> {
+  using type = typename W::Aligned;
+};
 
 constexpr int kMmvqMaxThreads = 128;
 
@@ -74,7 +87,12 @@ HKB_DEVICE void mmvq_store(float (&acc)[kRows][NCOLS], float (&partial)[kGroups]
   if (tid < kV) {
     const int r = tid / NCOLS, c = tid % NCOLS;
     float s = 0.0f;
-    for (int g = 0; g < groups; ++g) s += partial[g][tid];
+    if (groups == kGroups) {  // candle's blocks of 128 threads: a fixed sum, no loop
+#pragma unroll
+      for (int g = 0; g < kGroups; ++g) s += partial[g][tid];
+    } else {
+      for (int g = 0; g < groups; ++g) s += partial[g][tid];
+    }
     if (row0 + r < nrows_x) dst[static_cast<size_t>(c) * nrows_dst + row0 + r] = s;
   }
 }
@@ -143,7 +161,21 @@ HKB_DEVICE void mmvq(const void* __restrict__ vx, const void* __restrict__ vy,
   float acc[kRows][NCOLS] = {};
   if constexpr (NCOLS <= Wide<F>::kMaxCols) {
     constexpr int kUnroll = NCOLS == 1 ? hkb::tuning::kMmvqWideItems : 1;
-    mmvq_rows<F, Wide<F>, kUnroll, NCOLS, kRows>(wrow, y, col_bytes, blocks, tid, threads, acc);
+    using W16 = typename Aligned16<Wide<F>>::type;
+    if constexpr (!std::is_void_v<W16>) {
+      bool rows16 = row_bytes % 16 == 0;  // one test for the GPU block's rows, not one an item
+#pragma unroll
+      for (int r = 0; r < kRows; ++r) {
+        rows16 = rows16 && (reinterpret_cast<uintptr_t>(wrow[r]) & 15u) == 0;
+      }
+      if (rows16) {
+        mmvq_rows<F, W16, kUnroll, NCOLS, kRows>(wrow, y, col_bytes, blocks, tid, threads, acc);
+      } else {
+        mmvq_rows<F, Wide<F>, kUnroll, NCOLS, kRows>(wrow, y, col_bytes, blocks, tid, threads, acc);
+      }
+    } else {
+      mmvq_rows<F, Wide<F>, kUnroll, NCOLS, kRows>(wrow, y, col_bytes, blocks, tid, threads, acc);
+    }
   } else {  // q2_K to q5_K at batches over 2 (q3_K: over 1)
     constexpr int kUnroll = hkb::tuning::kMmvqVecUnroll;
     mmvq_rows<F, Vec<F>, kUnroll, NCOLS, kRows>(wrow, y, col_bytes, blocks, tid, threads, acc);
