@@ -20,10 +20,10 @@
 namespace hkb::quant {
 
 // W::Aligned where the wide items have a variant for rows whose blocks all sit at multiples of 16
-// bytes (q4_K, q5_K), else void.
+// bytes (q4_K, q5_K), else W itself.
 template <typename W, typename = void>
 struct Aligned16 {
-  using type = void;
+  using type = W;
 };
 template <typename W>
 struct Aligned16<W, std::void_t<typename W::Aligned>> {
@@ -162,17 +162,16 @@ HKB_DEVICE void mmvq(const void* __restrict__ vx, const void* __restrict__ vy,
   if constexpr (NCOLS <= Wide<F>::kMaxCols) {
     constexpr int kUnroll = NCOLS == 1 ? hkb::tuning::kMmvqWideItems : 1;
     using W16 = typename Aligned16<Wide<F>>::type;
-    if constexpr (!std::is_void_v<W16>) {
-      bool rows16 = row_bytes % 16 == 0;  // one test for the GPU block's rows, not one an item
+    bool rows16 = false;  // one test for the GPU block's rows, not one an item
+    if constexpr (!std::is_same_v<W16, Wide<F>>) {
+      rows16 = row_bytes % 16 == 0;
 #pragma unroll
       for (int r = 0; r < kRows; ++r) {
         rows16 = rows16 && (reinterpret_cast<uintptr_t>(wrow[r]) & 15u) == 0;
       }
-      if (rows16) {
-        mmvq_rows<F, W16, kUnroll, NCOLS, kRows>(wrow, y, col_bytes, blocks, tid, threads, acc);
-      } else {
-        mmvq_rows<F, Wide<F>, kUnroll, NCOLS, kRows>(wrow, y, col_bytes, blocks, tid, threads, acc);
-      }
+    }
+    if (rows16) {
+      mmvq_rows<F, W16, kUnroll, NCOLS, kRows>(wrow, y, col_bytes, blocks, tid, threads, acc);
     } else {
       mmvq_rows<F, Wide<F>, kUnroll, NCOLS, kRows>(wrow, y, col_bytes, blocks, tid, threads, acc);
     }
