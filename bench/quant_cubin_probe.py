@@ -17,9 +17,9 @@ import os
 import sys
 
 mode = sys.argv[2] if len(sys.argv) == 3 else "decode"
-if (len(sys.argv) not in (2, 3) or mode not in ("decode", "mmvq", "mmq") or
+if (len(sys.argv) not in (2, 3) or mode not in ("decode", "mmvq", "batch", "mmq") or
         not os.path.isfile(os.path.join(sys.argv[1], "base.cubin"))):
-    sys.exit("usage: quant_cubin_probe.py DIR [decode|mmvq|mmq]  (DIR holds base.cubin and "
+    sys.exit("usage: quant_cubin_probe.py DIR [decode|mmvq|batch|mmq]  (DIR holds base.cubin and "
              "<variant>.cubin files)")
 d = sys.argv[1]
 
@@ -212,6 +212,14 @@ if mode == "mmvq":
     for fmt, n, k in (("q4_0", 4096, 14336), ("q4_0", 128256, 4096), ("q4_K", 4096, 14336),
                       ("q4_K", 128256, 4096), ("q6_K", 128256, 4096)):
         mmvq_case(fmt, 1, n, k)
+        cp.get_default_memory_pool().free_all_blocks()
+elif mode == "batch":
+    for fmt in MMQ:
+        for ncols in range(2, 9):
+            mmvq_case(fmt, ncols)
+            cp.get_default_memory_pool().free_all_blocks()
+    for fmt, ncols in (("q4_0", 4), ("q4_0", 8), ("q4_K", 4), ("q4_K", 8)):
+        mmvq_case(fmt, ncols, 128256, 4096)
         cp.get_default_memory_pool().free_all_blocks()
 elif mode == "mmq":
     for fmt in MMQ:
