@@ -167,6 +167,10 @@ int main() {
       report.add(fast_case<hkb::bf16>(dev, "fast_argmax_bf16", n / w, w, sizeof(uint32_t)));
     }
     report.add(softmax_case<hkb::bf16>(dev, "bf16", rows, icols));
+    // Shorter and longer rows (4 KB and 32 KB).
+    for (size_t w : {size_t{2048}, size_t{16384}}) {
+      report.add(softmax_case<hkb::bf16>(dev, "bf16", n / w, static_cast<int>(w)));
+    }
     report.add(softmax_case<float>(dev, "f32", 65536, 128));
     report.add(softmax_case<hkb::bf16>(dev, "bf16", 65536, 128));
     report.add(norm_case<hkb::bf16>(dev, false, "bf16", rows, icols));

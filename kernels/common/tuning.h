@@ -286,8 +286,11 @@ constexpr bool kFastHalfArgKeys = HKB_FAST_HALF_ARG_KEYS;
 // 16-byte loads a thread has in flight in the row loops of softmax and the norms.
 constexpr int kRowUnroll = 4;
 // The same in softmax's write pass over 2-byte values: four packs are 32 exps in flight, which
-// spill under the 64 VGPRs of gfx906's 1024-thread blocks.
-constexpr int kSoftmaxNarrowDepth = 2;
+// spill under the 64 VGPRs of gfx906's 1024-thread blocks (and measured slower on sm_90).
+#ifndef HKB_SOFTMAX_NARROW_DEPTH
+#define HKB_SOFTMAX_NARROW_DEPTH 2
+#endif
+constexpr int kSoftmaxNarrowDepth = HKB_SOFTMAX_NARROW_DEPTH;
 // Values of softmax's first pass that share one rescale of the running sum (their max taken
 // first): 1, 2 or 4 (a whole pack of 2-byte values, 8, spilled on gfx906).
 #ifndef HKB_SOFTMAX_RUN

@@ -30,19 +30,22 @@ template <typename T>
 class SoftmaxTest : public GpuTest {
  protected:
   // Runs softmax over `rows` x `cols` and checks every element. `block` defaults to candle's
-  // (1, 32, 1).
+  // (1, 32, 1). dst_shift: the output starts that many elements into its buffer (a different
+  // offset within 16 bytes from the source's).
   void check(const std::vector<T>& x, size_t rows, int cols, hkb::LaunchConfig cfg,
-             bool in_place = false) {
+             bool in_place = false, size_t dst_shift = 0) {
     SCOPED_TRACE(seed_note());
     SCOPED_TRACE("rows " + std::to_string(rows) + " cols " + std::to_string(cols) + " block " +
                  std::to_string(cfg.block[0]) + "x" + std::to_string(cfg.block[1]) +
-                 (in_place ? " in place" : ""));
+                 (in_place ? " in place" : "") + " dst shift " + std::to_string(dst_shift));
     auto src = device().upload(x);
-    auto dst = device().upload(std::vector<T>(x.size() + 1, gpu_test::poison<T>()));
+    auto dst = device().upload(std::vector<T>(x.size() + 1 + dst_shift, gpu_test::poison<T>()));
+    const hkb_devptr out = static_cast<hkb_devptr>(dst.ptr() + dst_shift * sizeof(T));
     hkb::LaunchArgs args;
-    args.arg(src.ptr()).arg(in_place ? src.ptr() : dst.ptr()).arg(cols);
+    args.arg(src.ptr()).arg(in_place ? src.ptr() : out).arg(cols);
     launch(std::string("softmax_") + ref::tag<T>(), cfg, args);
-    const auto got = in_place ? src.download() : dst.download();
+    auto got = in_place ? src.download() : dst.download();
+    got.erase(got.begin(), got.begin() + static_cast<std::ptrdiff_t>(dst_shift));
     // Error bound in units of the compute type's eps (first order, u = eps / 2). Each thread folds
     // its share of the row in order, at most k = ceil(cols / threads) + 3 * V elements (16-byte
     // packs of V, a scalar head and tail), then the threads' parts meet in L tree levels (a
@@ -79,7 +82,11 @@ class SoftmaxTest : public GpuTest {
     }
     EXPECT_EQ(bad, 0u);
     if (!in_place) {
-      EXPECT_TRUE(ref::same_bits(dst.download()[x.size()], gpu_test::poison<T>()));
+      const auto all = dst.download();
+      EXPECT_TRUE(ref::same_bits(all[x.size() + dst_shift], gpu_test::poison<T>()));
+      for (size_t i = 0; i < dst_shift; ++i) {
+        EXPECT_TRUE(ref::same_bits(all[i], gpu_test::poison<T>()));
+      }
     }
   }
   static hkb::LaunchConfig candle(size_t rows) {
@@ -146,6 +153,14 @@ TYPED_TEST(SoftmaxTest, OtherBlockShapesAndInPlace) {
   }
   this->check(x, rows, cols, hkb::LaunchConfig::make(rows, 1, 1, 2, 16, 1));
   this->check(x, rows, cols, this->candle(rows), true);
+  // An output whose offset within 16 bytes differs from the input's (the write pass's scalar
+  // path), and rows of about 18 KB that start off a 16-byte boundary (rows 1 and 2).
+  this->check(x, rows, cols, this->candle(rows), false, 1);
+  const int long_cols = 6000 / static_cast<int>(sizeof(T)) * 3 + 5;
+  const auto xl = gpu_test::random_vector<T>(this->rng(), 3 * long_cols);
+  for (uint32_t bx : {32u, 96u, 1024u}) {
+    this->check(xl, 3, long_cols, hkb::LaunchConfig::make(3, 1, 1, bx, 1, 1));
+  }
   // In place where each of candle's 32 threads holds its pack in registers.
   this->check(gpu_test::random_vector<T>(this->rng(), rows * 128), rows, 128, this->candle(rows),
               true);
