@@ -291,6 +291,17 @@ constexpr int kRowUnroll = 4;
 #define HKB_SOFTMAX_NARROW_DEPTH 2
 #endif
 constexpr int kSoftmaxNarrowDepth = HKB_SOFTMAX_NARROW_DEPTH;
+// Packs a stage of softmax's first pass over f32 rows, the next stage's loads issued before this
+// stage's values are added (0: kRowUnroll packs, then their values, as the norms do). 0 on AMD:
+// eight packs in flight spill under the 64 VGPRs of gfx906's 1024-thread blocks.
+#ifndef HKB_SOFTMAX_READ_STAGE
+#if defined(HKB_PLATFORM_NVIDIA)
+#define HKB_SOFTMAX_READ_STAGE 4
+#else
+#define HKB_SOFTMAX_READ_STAGE 0
+#endif
+#endif
+constexpr int kSoftmaxReadStage = HKB_SOFTMAX_READ_STAGE;
 // Values of softmax's first pass that share one rescale of the running sum (their max taken
 // first): 1, 2 or 4 (a whole pack of 2-byte values, 8, spilled on gfx906).
 #ifndef HKB_SOFTMAX_RUN

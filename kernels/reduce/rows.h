@@ -5,11 +5,37 @@
 
 namespace {
 
+// g(load(q), q) for the packs q < packs of thread `tid` of `nt` in stages of kStage, the next
+// stage's loads issued before this stage's calls (the calls in visit_packs' order).
+template <int kStage, typename P, typename L, typename G>
+HKB_DEVICE void stream_packs(L&& load, uint64_t packs, uint32_t tid, uint32_t nt, G&& g) {
+  const uint64_t step = static_cast<uint64_t>(kStage) * nt;
+  P cur[kStage], nxt[kStage];
+#pragma unroll
+  for (int u = 0; u < kStage; ++u) {
+    const uint64_t q = tid + static_cast<uint64_t>(u) * nt;
+    if (q < packs) cur[u] = load(q);
+  }
+  for (uint64_t b = tid; b < packs; b += step) {
+#pragma unroll
+    for (int u = 0; u < kStage; ++u) {
+      const uint64_t q = b + step + static_cast<uint64_t>(u) * nt;
+      if (q < packs) nxt[u] = load(q);
+    }
+#pragma unroll
+    for (int u = 0; u < kStage; ++u) {
+      const uint64_t q = b + static_cast<uint64_t>(u) * nt;
+      if (q < packs) g(cur[u], q);
+      cur[u] = nxt[u];
+    }
+  }
+}
+
 // For the values of x that belong to thread `tid` of `nt`, with 16-byte loads (kUnroll independent
 // packs in flight): one(x[j], j) for the scalar head (up to 16-byte alignment) and tail, and for
 // the packs of V values from x[j] on either one(value, index) of each value (kElements) or
 // pack(p, j).
-template <int kUnroll, bool kElements, typename T, typename FP, typename F1>
+template <int kUnroll, bool kElements, typename T, typename FP, typename F1, int kStage = 0>
 HKB_DEVICE void visit_packs(const T* x, uint64_t n, uint32_t tid, uint32_t nt, FP&& pack,
                             F1&& one) {
   constexpr int V = 16 / sizeof(T);
@@ -20,22 +46,28 @@ HKB_DEVICE void visit_packs(const T* x, uint64_t n, uint32_t tid, uint32_t nt, F
   for (uint64_t j = tid; j < head; j += nt) one(x[j], j);  // head < V, but nt may be smaller
   const uint64_t packs = (n - head) / V;
   const P* xp = reinterpret_cast<const P*>(x + head);
-  for (uint64_t b = tid; b < packs; b += static_cast<uint64_t>(kUnroll) * nt) {
-    P buf[kUnroll];
+  if constexpr (kStage > 0) {
+    static_assert(!kElements, "streamed stages: whole packs");
+    stream_packs<kStage, P>([&](uint64_t q) { return xp[q]; }, packs, tid, nt,
+                            [&](const P& p, uint64_t q) { pack(p, head + q * V); });
+  } else {
+    for (uint64_t b = tid; b < packs; b += static_cast<uint64_t>(kUnroll) * nt) {
+      P buf[kUnroll];
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      const uint64_t q = b + static_cast<uint64_t>(u) * nt;
-      if (q < packs) buf[u] = xp[q];
-    }
+      for (int u = 0; u < kUnroll; ++u) {
+        const uint64_t q = b + static_cast<uint64_t>(u) * nt;
+        if (q < packs) buf[u] = xp[q];
+      }
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      const uint64_t q = b + static_cast<uint64_t>(u) * nt;
-      if (q < packs) {
-        if constexpr (kElements) {
+      for (int u = 0; u < kUnroll; ++u) {
+        const uint64_t q = b + static_cast<uint64_t>(u) * nt;
+        if (q < packs) {
+          if constexpr (kElements) {
 #pragma unroll
-          for (int k = 0; k < V; ++k) one(buf[u].v[k], head + q * V + k);
-        } else {
-          pack(buf[u], head + q * V);
+            for (int k = 0; k < V; ++k) one(buf[u].v[k], head + q * V + k);
+          } else {
+            pack(buf[u], head + q * V);
+          }
         }
       }
     }
@@ -150,10 +182,14 @@ __device__ void softmax(const T* src, T* dst, int n_cols) {
     }
     return;
   }
-  visit_packs<kUnroll, false>(x, n, tid, nt, add_pack, [&](T x1, uint64_t) {
+  const auto add_one = [&](T x1, uint64_t) {
     const A v[1] = {hkb::widen(x1)};
     add(v);
-  });
+  };
+  // f32 rows stream their first pass on NVIDIA (tuning.h); 2-byte rows measured slower so.
+  constexpr int kReadStage = sizeof(T) == 4 ? hkb::tuning::kSoftmaxReadStage : 0;
+  visit_packs<kUnroll, false, T, decltype(add_pack)&, decltype(add_one)&, kReadStage>(
+      x, n, tid, nt, add_pack, add_one);
   const SoftmaxPart<A> row = block_reduce(st, Op{});
   const A inv = A(1) / row.sum;
   const A m = row.max;
