@@ -17,9 +17,9 @@ import os
 import sys
 
 mode = sys.argv[2] if len(sys.argv) == 3 else "decode"
-if (len(sys.argv) not in (2, 3) or mode not in ("decode", "mmvq", "batch", "mmq") or
+if (len(sys.argv) not in (2, 3) or mode not in ("decode", "mmvq", "batch", "dmmv", "mmq") or
         not os.path.isfile(os.path.join(sys.argv[1], "base.cubin"))):
-    sys.exit("usage: quant_cubin_probe.py DIR [decode|mmvq|batch|mmq]  (DIR holds base.cubin and "
+    sys.exit("usage: quant_cubin_probe.py DIR [decode|mmvq|batch|dmmv|mmq]  (DIR holds base.cubin and "
              "<variant>.cubin files)")
 d = sys.argv[1]
 
@@ -198,6 +198,24 @@ def mmvq_case(fmt, ncols, n=14336, k=4096):
     del ws, w0
 
 
+def dmmv_case(fmt, n=14336, k=4096):
+    vals, nbytes = MMQ[fmt][:2]
+    wbytes = n * (k // vals) * nbytes
+    copies = max(1, -(-(256 << 20) // wbytes))
+    w0 = small_bytes(wbytes)
+    ws = [w0] + [w0.copy() for _ in range(copies - 1)]
+    y = cp.asarray(np.random.default_rng(3).uniform(-1, 1, k).astype(np.float32))
+    out = cp.empty(n, dtype=cp.float32)
+    name = "dequantize_mul_mat_vec_" + (fmt.lower() if fmt.endswith("K") else fmt + "_cuda")
+    moved = wbytes + 4 * k + 4 * n
+    if fmt == "q5_K":  # candle's q5_k kernel takes no nrows (the grid is the row count)
+        args = lambda r: (ws[r % copies], y, out, np.int32(k))
+    else:
+        args = lambda r: (ws[r % copies], y, out, np.int32(k), np.int32(n))
+    time_variants(f"{name} {n}x{k}", name, (n, 1, 1), (32, 1, 1), args, out, pct_of_copy(moved))
+    del ws, w0
+
+
 if mode == "mmvq":
     for fmt in MMQ:
         mmvq_case(fmt, 1)
@@ -212,6 +230,10 @@ if mode == "mmvq":
     for fmt, n, k in (("q4_0", 4096, 14336), ("q4_0", 128256, 4096), ("q4_K", 4096, 14336),
                       ("q4_K", 128256, 4096), ("q6_K", 128256, 4096)):
         mmvq_case(fmt, 1, n, k)
+        cp.get_default_memory_pool().free_all_blocks()
+elif mode == "dmmv":
+    for fmt in MMQ:
+        dmmv_case(fmt)
         cp.get_default_memory_pool().free_all_blocks()
 elif mode == "batch":
     for fmt in MMQ:
