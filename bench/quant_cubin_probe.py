@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
 """The QUANTIZED module's dequantize / get_rows of the 32-value formats (mode `decode`, the
 default: weights rotated over >= 256 MB, % of a 256 MiB device-to-device copy in the same run), its
-MMVQ kernels (mode `mmvq`: the same rotation and %, bytes = weights + q8_1 columns + outputs) or
-its MMQ kernels (mode `mmq`: 14336x4096 weights times 512 q8_1 columns, TOP/s = 2 n k cols / time)
+MMVQ kernels (mode `mmvq`: batch 1 of every format and a few batches and shapes; mode `batch`:
+every format at batches 2-8; the same rotation and %, bytes = weights + q8_1 columns + outputs),
+its DMMV kernels (mode `dmmv`: bytes = weights + f32 activations + outputs) or its MMQ kernels
+(mode `mmq`: 14336x4096 weights times 512 q8_1 columns, TOP/s = 2 n k cols / time)
 from several sm_90 cubins, timed side by side with cupy under candle's grids, their outputs
 compared bit by bit with base.cubin's.
 
 For device sessions too short to build: compile each tree's module here and carry the cubins,
     nvcc -x cu -std=c++17 -O3 -cubin --expt-relaxed-constexpr -gencode=arch=compute_90,code=sm_90 \
         -I<tree>/kernels <tree>/kernels/quantized.hip -o DIR/<variant>.cubin
-then on the GPU machine: python3 bench/quant_cubin_probe.py DIR [decode|mmvq|mmq]. No hkb loader is involved: the
-script writes the device's multiprocessor count into each module's hkb_multiprocessors itself.
+then on the GPU machine: python3 bench/quant_cubin_probe.py DIR [decode|mmvq|batch|dmmv|mmq]. No
+hkb loader is involved: the script writes the device's multiprocessor count into each module's hkb_multiprocessors itself.
 """
 import glob
 import os
