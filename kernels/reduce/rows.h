@@ -34,7 +34,7 @@ HKB_DEVICE void stream_packs(L&& load, uint64_t packs, uint32_t tid, uint32_t nt
 // For the values of x that belong to thread `tid` of `nt`, with 16-byte loads (kUnroll independent
 // packs in flight): one(x[j], j) for the scalar head (up to 16-byte alignment) and tail, and for
 // the packs of V values from x[j] on either one(value, index) of each value (kElements) or
-// pack(p, j).
+// pack(p, j). kStage > 0: the packs go through stream_packs' stages instead, in the same order.
 template <int kUnroll, bool kElements, typename T, typename FP, typename F1, int kStage = 0>
 HKB_DEVICE void visit_packs(const T* x, uint64_t n, uint32_t tid, uint32_t nt, FP&& pack,
                             F1&& one) {
