@@ -126,6 +126,14 @@ def small_bytes(count):
     return cp.asarray(rng.integers(0, 0x3C, size=count, dtype=np.uint8))
 
 
+def rotated_weights(wbytes):
+    """Copies of one random weight buffer of wbytes bytes, together at least 256 MB (so the L2
+    serves none of them when launches take them in turn), and their count."""
+    copies = max(1, -(-(256 << 20) // wbytes))
+    w0 = small_bytes(wbytes)
+    return [w0] + [w0.copy() for _ in range(copies - 1)], copies
+
+
 def get_rows_case(fmt, rows=32000, hidden=4096, n_ids=4096, copies=4):
     vals, nbytes = BLOCK[fmt]
     row_bytes = hidden // vals * nbytes
@@ -185,9 +193,7 @@ def mmvq_case(fmt, ncols, n=14336, k=4096):
     vals, nbytes = MMQ[fmt][:2]
     kp = (k + 511) // 512 * 512
     wbytes = n * (k // vals) * nbytes
-    copies = max(1, -(-(256 << 20) // wbytes))
-    w0 = small_bytes(wbytes)
-    ws = [w0] + [w0.copy() for _ in range(copies - 1)]
+    ws, copies = rotated_weights(wbytes)
     y = small_bytes(ncols * kp // 32 * 36)
     out = cp.empty(ncols * n, dtype=cp.float32)
     grid = (n if ncols == 1 else (n + 1) // 2, 1, 1)
@@ -197,15 +203,13 @@ def mmvq_case(fmt, ncols, n=14336, k=4096):
     time_variants(f"{name} {n}x{k}", name, grid, block,
                   lambda r: (ws[r % copies], y, out, np.int32(k), np.int32(n), np.int32(kp),
                              np.int32(n)), out, pct_of_copy(moved))
-    del ws, w0
+    del ws
 
 
 def dmmv_case(fmt, n=14336, k=4096):
     vals, nbytes = MMQ[fmt][:2]
     wbytes = n * (k // vals) * nbytes
-    copies = max(1, -(-(256 << 20) // wbytes))
-    w0 = small_bytes(wbytes)
-    ws = [w0] + [w0.copy() for _ in range(copies - 1)]
+    ws, copies = rotated_weights(wbytes)
     y = cp.asarray(np.random.default_rng(3).uniform(-1, 1, k).astype(np.float32))
     out = cp.empty(n, dtype=cp.float32)
     name = "dequantize_mul_mat_vec_" + (fmt.lower() if fmt.endswith("K") else fmt + "_cuda")
@@ -215,7 +219,7 @@ def dmmv_case(fmt, n=14336, k=4096):
     else:
         args = lambda r: (ws[r % copies], y, out, np.int32(k), np.int32(n))
     time_variants(f"{name} {n}x{k}", name, (n, 1, 1), (32, 1, 1), args, out, pct_of_copy(moved))
-    del ws, w0
+    del ws
 
 
 if mode == "mmvq":
