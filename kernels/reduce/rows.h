@@ -35,7 +35,7 @@ HKB_DEVICE void stream_packs(L&& load, uint64_t packs, uint32_t tid, uint32_t nt
 // packs in flight): one(x[j], j) for the scalar head (up to 16-byte alignment) and tail, and for
 // the packs of V values from x[j] on either one(value, index) of each value (kElements) or
 // pack(p, j). kStage > 0: the packs go through stream_packs' stages instead, in the same order.
-template <int kUnroll, bool kElements, typename T, typename FP, typename F1, int kStage = 0>
+template <int kUnroll, bool kElements, int kStage = 0, typename T, typename FP, typename F1>
 HKB_DEVICE void visit_packs(const T* x, uint64_t n, uint32_t tid, uint32_t nt, FP&& pack,
                             F1&& one) {
   constexpr int V = 16 / sizeof(T);
@@ -182,14 +182,12 @@ __device__ void softmax(const T* src, T* dst, int n_cols) {
     }
     return;
   }
-  const auto add_one = [&](T x1, uint64_t) {
-    const A v[1] = {hkb::widen(x1)};
-    add(v);
-  };
   // f32 rows stream their first pass on NVIDIA (tuning.h); 2-byte rows measured slower so.
   constexpr int kReadStage = sizeof(T) == 4 ? hkb::tuning::kSoftmaxReadStage : 0;
-  visit_packs<kUnroll, false, T, decltype(add_pack)&, decltype(add_one)&, kReadStage>(
-      x, n, tid, nt, add_pack, add_one);
+  visit_packs<kUnroll, false, kReadStage>(x, n, tid, nt, add_pack, [&](T x1, uint64_t) {
+    const A v[1] = {hkb::widen(x1)};
+    add(v);
+  });
   const SoftmaxPart<A> row = block_reduce(st, Op{});
   const A inv = A(1) / row.sum;
   const A m = row.max;
