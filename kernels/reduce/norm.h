@@ -157,10 +157,10 @@ HKB_DEVICE uint32_t norm_threads(uint64_t n) {
 // of at most one 16-byte pack a thread, every pointer 16-byte aligned (a test every block answers
 // alike).
 template <typename T>
-HKB_DEVICE bool norm_grouped(const T* x, const T* y, const T* alpha, const T* beta, uint64_t n,
+HKB_DEVICE bool norm_grouped(const T* x, const T* y, const T* alpha, const T* beta, uint32_t n,
                              uint32_t nt) {
-  constexpr uint64_t V = 16 / sizeof(T);
-  return hkb::tuning::kNormGroup > 1 && nt % HKB_WAVE_SIZE == 0 && n % V == 0 && n <= V * nt &&
+  constexpr uint32_t V = 16 / sizeof(T);
+  return hkb::tuning::kNormGroup > 1 && nt % HKB_WAVE_SIZE == 0 && n % V == 0 && n / V <= nt &&
          hkb::all_aligned(16, x, y, alpha, beta);
 }
 
@@ -179,6 +179,7 @@ template <bool kLayer, int G, typename T>
 HKB_NORM_GROUP_FN void norm_group(const T* src, T* dst, const T* alpha, const T* beta, uint64_t n,
                                   uint32_t nt, float eps) {
   using A = acc_t<T>;
+  static_assert(std::is_same<A, hkb::compute_t<T>>::value, "packs widen to the accumulator");
   constexpr int V = 16 / sizeof(T);
   using P = hkb::Pack<T, V>;
   const uint32_t tid = block_tid();
@@ -196,11 +197,10 @@ HKB_NORM_GROUP_FN void norm_group(const T* src, T* dst, const T* alpha, const T*
   for (int g = 0; g < G; ++g) {
     s[g] = A(0);
     if (has && g < rows) {
+      A v[V];
+      hkb::widen_pack(x[g], v);
 #pragma unroll
-      for (int k = 0; k < V; ++k) {
-        const A v = to_acc(x[g].v[k]);
-        s[g] += kLayer ? v : v * v;
-      }
+      for (int k = 0; k < V; ++k) s[g] += kLayer ? v[k] : v[k] * v[k];
     }
   }
   block_sums(s, nt);
@@ -211,11 +211,10 @@ HKB_NORM_GROUP_FN void norm_group(const T* src, T* dst, const T* alpha, const T*
       mean[g] = div_by(s[g], n);
       s[g] = A(0);
       if (has && g < rows) {
+        A v[V];
+        hkb::widen_pack(x[g], v);
 #pragma unroll
-        for (int k = 0; k < V; ++k) {
-          const A d = to_acc(x[g].v[k]) - mean[g];
-          s[g] += d * d;
-        }
+        for (int k = 0; k < V; ++k) s[g] += (v[k] - mean[g]) * (v[k] - mean[g]);
       }
     }
     block_sums(s, nt);
@@ -228,16 +227,21 @@ HKB_NORM_GROUP_FN void norm_group(const T* src, T* dst, const T* alpha, const T*
   if (!has) return;
   const P a = pack_or<T>(reinterpret_cast<const P*>(alpha), tid, A(1));
   const P b = pack_or<T>(reinterpret_cast<const P*>(beta), tid, A(0));
+  A av[V], bv[V];
+  hkb::widen_pack(a, av);
+  hkb::widen_pack(b, bv);
   P* yp = reinterpret_cast<P*>(dst) + first;
 #pragma unroll
   for (int g = 0; g < G; ++g) {
     if (g < rows) {
       const P xg = hkb::tuning::norm_group_reload(sizeof(T)) ? xp[g * (n / V)] : x[g];
+      A v[V];
+      hkb::widen_pack(xg, v);
       P o;
 #pragma unroll
       for (int k = 0; k < V; ++k) {
-        const A v = to_acc(xg.v[k]), av = to_acc(a.v[k]), bv = to_acc(b.v[k]);
-        o.v[k] = hkb::from_acc<T>(kLayer ? (v - mean[g]) * inv[g] * av + bv : v * inv[g] * av);
+        o.v[k] = hkb::from_acc<T>(kLayer ? (v[k] - mean[g]) * inv[g] * av[k] + bv[k]
+                                         : v[k] * inv[g] * av[k]);
       }
       yp[g * (n / V)] = o;
     }
@@ -276,7 +280,7 @@ __device__ void norm(const T* src, T* dst, const T* alpha, const T* beta, int n_
   const uint64_t n = static_cast<uint64_t>(n_cols);
   const uint32_t nt = norm_threads<T>(n);
   if (block_tid() >= nt) return;
-  if (norm_grouped<T>(src, dst, alpha, beta, n, nt)) {
+  if (norm_grouped<T>(src, dst, alpha, beta, static_cast<uint32_t>(n_cols), nt)) {
     constexpr int G = hkb::tuning::kNormGroup;
     if (blockIdx.x % G == 0) norm_group<kLayer, G, T>(src, dst, alpha, beta, n, nt, eps);
     return;
