@@ -6,7 +6,8 @@
 //   (dst 8 x 64 x 64 x 64 x 3 x 3), and a 7x7 kernel, stride 2, padding 3 over 2 x 3 x 224 x 224
 //   (a network's stem).
 // - im2col1d: the conv1d default path, 8 x 256 x 4096, kernel 3, padding 1.
-// - max_pool2d / avg_pool2d: 8 x 64 x 128 x 128, kernel 2, stride 2, and a copy moving their bytes.
+// - max_pool2d / avg_pool2d: 8 x 64 x 128 x 128 (f32, bf16), kernel 2, stride 2, and a copy moving
+//   the f32 pools' bytes.
 // - upsample_bilinear2d: 8 x 64 x 128 x 128 -> 256 x 256 (f32, bf16), and f32 1 x 32 x 512 x 512
 //   -> 1024 x 1024 (outputs wider than the kernel's tap tables), no align_corners, no factors.
 // - conv_transpose2d: 8 x 64 x 32 x 32 -> 8 x 64 x 64 x 64, kernel 64 x 64 x 3 x 3, stride 2,
@@ -201,6 +202,8 @@ int main() {
     report.add(im2col1d_row<float>(dev, "f32", 8, 256, 4096, 3, 1));
     report.add(pool_row<float>(dev, "max", "f32", feature, 2));
     report.add(pool_row<float>(dev, "avg", "f32", feature, 2));
+    report.add(pool_row<hkb::bf16>(dev, "max", "bf16", feature, 2));
+    report.add(pool_row<hkb::bf16>(dev, "avg", "bf16", feature, 2));
     // The pools move 40 MiB in about 20 us: a copy of that size is their nearer ceiling.
     report.add(bench::copy_row(dev, "max_pool2d_f32",
                                static_cast<double>(feature.numel() + feature.numel() / 4) * 4));

@@ -189,6 +189,22 @@ constexpr bool kPoolResident = HKB_POOL_RESIDENT;
 #define HKB_POOL_BATCH 2
 #endif
 constexpr int kPoolBatch = HKB_POOL_BATCH;
+// 1: 2 x 2 windows of stride 2 along a contiguous, aligned last dim take kPoolUnit adjacent
+// outputs a unit (at most 8 bytes), each source row's values in one load; 0: an output a unit, a
+// value a load.
+#ifndef HKB_POOL_ROW_PACKS
+#define HKB_POOL_ROW_PACKS 1
+#endif
+constexpr bool kPoolRowPacks = HKB_POOL_ROW_PACKS;
+#ifndef HKB_POOL_UNIT
+#define HKB_POOL_UNIT 4
+#endif
+constexpr int kPoolUnit = HKB_POOL_UNIT;
+// Units of values under 4 bytes a pool thread takes a step (kPoolBatch for the wider ones).
+#ifndef HKB_POOL_UNIT_BATCH_NARROW
+#define HKB_POOL_UNIT_BATCH_NARROW 1
+#endif
+constexpr int kPoolUnitBatchNarrow = HKB_POOL_UNIT_BATCH_NARROW;
 
 // ---------------------------------------------------------------------------------------------
 // Reductions (reduce.hip).

@@ -120,6 +120,51 @@ HKB_DEVICE void pool_2x2(hkb::UnitRange r, uint64_t n, const Source& source, uin
   }
 }
 
+// 2 x 2 windows of stride 2 along a contiguous last dim (sy 1): a unit is U adjacent outputs (at
+// most 8 bytes), whose two source rows of 2U values take a load each; then one store of the U
+// outputs. The sources combine in pool_2x2's order. The caller checks that every vector access is
+// aligned.
+template <typename T>
+constexpr int pool_unit() {
+  constexpr int kFit = 8 / static_cast<int>(sizeof(T));
+  return kFit < hkb::tuning::kPoolUnit ? kFit : hkb::tuning::kPoolUnit;
+}
+template <typename T, bool kMax, typename Source>
+HKB_DEVICE void pool_2x2_units(hkb::UnitRange r, uint64_t n, const Source& source, uint32_t sx,
+                               T* dst, double inv) {
+  constexpr int U = pool_unit<T>();
+  using Q = hkb::Pack<T, 2 * U>;
+  using O = hkb::Pack<T, U>;
+  constexpr int B = sizeof(T) < 4 ? hkb::tuning::kPoolUnitBatchNarrow : hkb::tuning::kPoolBatch;
+  const uint64_t units = n / U;
+  for (uint64_t u0 = r.begin; u0 < units; u0 += B * r.step) {
+    Q top[B], bottom[B];
+#pragma unroll
+    for (int b = 0; b < B; ++b) {
+      const uint64_t u = u0 + b * r.step;
+      if (u < units) {
+        const T* s = source(static_cast<uint32_t>(U * u));
+        top[b] = *reinterpret_cast<const Q*>(s);
+        bottom[b] = *reinterpret_cast<const Q*>(s + sx);
+      }
+    }
+#pragma unroll
+    for (int b = 0; b < B; ++b) {
+      const uint64_t u = u0 + b * r.step;
+      if (u < units) {
+        O o;
+#pragma unroll
+        for (int j = 0; j < U; ++j) {
+          const T v[4] = {top[b].v[2 * j], top[b].v[2 * j + 1], bottom[b].v[2 * j],
+                          bottom[b].v[2 * j + 1]};
+          o.v[j] = combine_window<T, kMax>(v, inv);
+        }
+        *reinterpret_cast<O*>(dst + U * u) = o;
+      }
+    }
+  }
+}
+
 // The outputs of the resident grid's threads, each a step apart (2 x 2 windows kPoolBatch at a
 // time). Windows never leave the input: the last starts at w_stride * (w_out - 1), at most
 // w_in - w_k.
@@ -151,6 +196,15 @@ __device__ void pool2d(uint64_t w_k, uint64_t h_k, uint64_t w_stride, uint64_t h
                     oh * step_y);
     };
     if (w_k == 2 && h_k == 2) {
+      // Units: whole units a row, every unit's sources 2U-value aligned; values of up to 4 bytes
+      // (an f64 unit would be one output, and its first form spilled 100-330 B on sm_90).
+      constexpr uint32_t U = pool_unit<T>();
+      if (hkb::tuning::kPoolRowPacks && sizeof(T) <= 4 && h_stride == 2 && sy == 1 &&
+          h_out % U == 0 && st0 % (2 * U) == 0 && st1 % (2 * U) == 0 && sx % (2 * U) == 0 &&
+          hkb::is_aligned(src, 2 * U * sizeof(T)) && hkb::is_aligned(dst, U * sizeof(T))) {
+        pool_2x2_units<T, kMax>(r, p.n, source, sx, dst, inv);
+        return;
+      }
       pool_2x2<T, kMax>(r, p.n, source, sx, sy, dst, inv);
       return;
     }

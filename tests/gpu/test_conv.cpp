@@ -407,16 +407,13 @@ const std::vector<PoolCase> kPoolCases = {
     {1, 1, 5, 5, 1, 1, 1, 1},   // 1x1: a copy
     {1, 3, 6, 4, 6, 4, 1, 1},   // the whole plane
     {2, 2, 6, 7, 2, 2, 1, 1},   // overlapping 2x2 windows along both dims, odd width
+    {2, 3, 6, 8, 2, 2, 2, 2},   // rows of 8: contiguous, several outputs a unit by vector loads
+    {2, 3, 7, 16, 2, 2, 3, 2},  // the same with an odd row count and 3 rows a step
 };
 
 template <typename T>
-void check_pool(GpuTest& t, bool max, const PoolCase& p, Kind kind, const std::vector<T>* values,
-                const hkb::LaunchConfig* cfg = nullptr) {
-  SCOPED_TRACE(std::string(max ? "max_pool2d " : "avg_pool2d ") + kind_name(kind) + " " +
-               std::to_string(p.d2) + "x" + std::to_string(p.d3) + " k" + std::to_string(p.wk) +
-               "x" + std::to_string(p.hk) + " s" + std::to_string(p.ws) + "x" +
-               std::to_string(p.hs) + ", " + t.seed_note());
-  const Layout sl = make_layout({p.b, p.c, p.d2, p.d3}, kind);
+void check_pool_layout(GpuTest& t, bool max, const PoolCase& p, const Layout& sl,
+                       const std::vector<T>* values, const hkb::LaunchConfig* cfg = nullptr) {
   const auto src = values ? *values : random_values<T>(t.rng(), sl.storage_size());
   ASSERT_GE(src.size(), sl.storage_size());
   const auto want = max ? ref::max_pool2d(view4(src, sl), p.wk, p.hk, p.ws, p.hs)
@@ -430,6 +427,15 @@ void check_pool(GpuTest& t, bool max, const PoolCase& p, Kind kind, const std::v
                             a.arg(d_info.ptr()).arg(d_src.ptr(sl.offset)).arg(out);
                           });
   expect_close(got, want, max);
+}
+template <typename T>
+void check_pool(GpuTest& t, bool max, const PoolCase& p, Kind kind, const std::vector<T>* values,
+                const hkb::LaunchConfig* cfg = nullptr) {
+  SCOPED_TRACE(std::string(max ? "max_pool2d " : "avg_pool2d ") + kind_name(kind) + " " +
+               std::to_string(p.d2) + "x" + std::to_string(p.d3) + " k" + std::to_string(p.wk) +
+               "x" + std::to_string(p.hk) + " s" + std::to_string(p.ws) + "x" +
+               std::to_string(p.hs) + ", " + t.seed_note());
+  check_pool_layout<T>(t, max, p, make_layout({p.b, p.c, p.d2, p.d3}, kind), values, cfg);
 }
 
 TYPED_TEST(ConvTest, AvgPool2d) {
@@ -454,6 +460,29 @@ TYPED_TEST(ConvTest, Pool2dLargeUnderCandleGrid) {
   using T = TypeParam;
   check_pool<T>(*this, true, {2, 16, 512, 250, 2, 2, 2, 2}, Kind::Contiguous, nullptr);
   check_pool<T>(*this, false, {2, 16, 512, 250, 2, 2, 2, 2}, Kind::ChannelsLast, nullptr);
+  // Rows of 256: several outputs a unit, the resident blocks' last step partly past the end.
+  check_pool<T>(*this, true, {2, 16, 512, 256, 2, 2, 2, 2}, Kind::Contiguous, nullptr);
+}
+
+// 2 x 2 windows of stride 2 along rows of 16, 32 and 6 values, a batch broadcast (stride 0) from
+// 16 or 6 values into the buffer: rows of 16 or 32 from 16 values in keep every unit's loads
+// aligned (several outputs a unit); from 6 values in, or over rows of 6, an output a unit.
+TYPED_TEST(ConvTest, Pool2dUnitsAndTheirAlignment) {
+  using T = TypeParam;
+  for (const PoolCase p : {PoolCase{2, 3, 6, 16, 2, 2, 2, 2}, PoolCase{3, 2, 5, 32, 2, 2, 1, 2},
+                           PoolCase{2, 2, 4, 6, 2, 2, 2, 2}}) {
+    for (size_t offset : {16, 6}) {
+      Layout l = make_layout({p.b, p.c, p.d2, p.d3}, Kind::Contiguous);
+      l.strides[0] = 0;
+      l.offset = offset;
+      for (bool max : {true, false}) {
+        SCOPED_TRACE(std::string(max ? "max_pool2d " : "avg_pool2d ") + std::to_string(p.d2) + "x" +
+                     std::to_string(p.d3) + " offset " + std::to_string(offset) + ", " +
+                     this->seed_note());
+        check_pool_layout<T>(*this, max, p, l, nullptr);
+      }
+    }
+  }
 }
 
 // 2x2 windows of a 4x4 plane: all NaN; NaN with numbers; all -inf; -inf with numbers. f32/f64
