@@ -487,13 +487,15 @@ TYPED_TEST(ConvTest, Pool2dUnitsAndTheirAlignment) {
 
 // 2x2 windows of a 4x4 plane: all NaN; NaN with numbers; all -inf; -inf with numbers. f32/f64
 // skip NaN, f16/bf16 propagate it (the reference encodes both). Plus +inf, -0.0 and the extremes
-// through the overlapping 3x3 windows of a second run.
+// through the overlapping 3x3 windows of a second run. The same values as a 2x8 plane go through
+// the 2x2 pools' units of adjacent outputs (a row of 8 holds whole units for every type but f64).
 TYPED_TEST(ConvTest, MaxPool2dSpecialValues) {
   using T = TypeParam;
   if constexpr (!ref::is_float_v<T>) {
     const T lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
     const std::vector<T> v = {lo, lo, hi, 1, lo, lo, 0, 2, 7, hi, lo, lo, 3, 5, lo, 1};
     check_pool<T>(*this, true, {1, 1, 4, 4, 2, 2, 2, 2}, Kind::Contiguous, &v);
+    check_pool<T>(*this, true, {1, 1, 2, 8, 2, 2, 2, 2}, Kind::Contiguous, &v);
   } else {
     const double nan = std::numeric_limits<double>::quiet_NaN();
     const double inf = std::numeric_limits<double>::infinity();
@@ -512,6 +514,10 @@ TYPED_TEST(ConvTest, MaxPool2dSpecialValues) {
     for (size_t i = 0; i < 25; ++i) w.push_back(ref::from_double<T>(specials[i % specials.size()]));
     check_pool<T>(*this, true, {1, 1, 5, 5, 3, 3, 1, 1}, Kind::Contiguous, &w);
     check_pool<T>(*this, false, {1, 1, 4, 4, 2, 2, 2, 2}, Kind::Contiguous, &v);
+    for (bool max : {true, false}) {
+      check_pool<T>(*this, max, {1, 1, 2, 8, 2, 2, 2, 2}, Kind::Contiguous, &v);
+      check_pool<T>(*this, max, {1, 1, 2, 8, 2, 2, 2, 2}, Kind::Contiguous, &w);
+    }
   }
 }
 
