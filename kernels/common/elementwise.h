@@ -182,7 +182,11 @@ HKB_DEVICE UnitRange resident_range(bool whole_grid = false) {
 HKB_DEVICE UnitRange resident_grid_range(uint32_t per_mp = tuning::kResidentGridPerMP) {
   constexpr uint32_t kBound = tuning::kResidentBlockBound;
   if (blockIdx.x >= kBound || past_first_row()) return {kIdle, 1};
-  uint32_t blocks = multiprocessors() * (per_mp * 1024 / blockDim.x);
+  // Past the threads the multiprocessors hold, idle whatever the division below gives: the blocks
+  // between the resident ones and kBound leave on a multiply instead of a division.
+  const uint32_t mps = multiprocessors();
+  if (blockIdx.x * blockDim.x >= mps * per_mp * 1024 && blockIdx.x != 0) return {kIdle, 1};
+  uint32_t blocks = mps * (per_mp * 1024 / blockDim.x);
   if (blocks > kBound) blocks = kBound;
   if (blocks == 0) blocks = 1;
   if (blocks > gridDim.x) blocks = gridDim.x;
