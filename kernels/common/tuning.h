@@ -184,6 +184,12 @@ constexpr uint32_t kConvTThreadsPerMP = 1024;
 #define HKB_POOL_RESIDENT 1
 #endif
 constexpr bool kPoolResident = HKB_POOL_RESIDENT;
+// Busy 1024-thread pool blocks a multiprocessor (resident_grid_range's per_mp): one, so that the
+// idle blocks of candle's grid retire through the other slot while the busy ones work.
+#ifndef HKB_POOL_PER_MP
+#define HKB_POOL_PER_MP 1
+#endif
+constexpr uint32_t kPoolPerMP = HKB_POOL_PER_MP;
 // Outputs of a 2 x 2 window a pool thread takes a step, all their loads in flight together.
 #ifndef HKB_POOL_BATCH
 #define HKB_POOL_BATCH 2
@@ -200,6 +206,11 @@ constexpr bool kPoolRowPacks = HKB_POOL_ROW_PACKS;
 #define HKB_POOL_UNIT 4
 #endif
 constexpr int kPoolUnit = HKB_POOL_UNIT;
+// 2 x 2 pools over evenly strided batches, channels and rows index a row of outputs at once.
+#ifndef HKB_POOL_ROW_INDEX
+#define HKB_POOL_ROW_INDEX 1
+#endif
+constexpr bool kPoolRowIndex = HKB_POOL_ROW_INDEX;
 // Units of values under 4 bytes a pool thread takes a step (kPoolBatch for the wider ones).
 #ifndef HKB_POOL_UNIT_BATCH_NARROW
 #define HKB_POOL_UNIT_BATCH_NARROW 1

@@ -14,10 +14,10 @@ HKB_DEVICE T max_of(T a, T b) {
   } else if constexpr (std::is_same<T, double>::value) {
     return fmax(a, b);
   } else if constexpr (hkb::is_reduced_float<T>::value) {
+    // The first NaN, else the larger (a on ties), as one select: early returns made two branches
+    // a combination.
     const float fa = hkb::widen(a), fb = hkb::widen(b);
-    if (fa != fa) return a;
-    if (fb != fb) return b;
-    return fb > fa ? b : a;
+    return fa == fa && !(fb <= fa) ? b : a;
   } else {
     return b > a ? b : a;
   }
@@ -26,38 +26,49 @@ HKB_DEVICE T max_of(T a, T b) {
 struct PoolShape {
   uint64_t n, c, w_in, h_in, w_out, h_out;
 };
-HKB_DEVICE PoolShape pool_shape(const size_t* info, uint64_t w_k, uint64_t h_k, uint64_t w_stride,
-                                uint64_t h_stride) {
-  PoolShape p{0, info[1], info[2], info[3], 0, 0};
+HKB_DEVICE PoolShape pool_shape(const uint64_t (&d)[4], uint64_t w_k, uint64_t h_k,
+                                uint64_t w_stride, uint64_t h_stride) {
+  PoolShape p{0, d[1], d[2], d[3], 0, 0};
   if (w_k > p.w_in || h_k > p.h_in || w_stride == 0 || h_stride == 0) return p;
   p.w_out = (p.w_in - w_k) / w_stride + 1;
   p.h_out = (p.h_in - h_k) / h_stride + 1;
-  p.n = info[0] * p.c * p.w_out * p.h_out;
+  p.n = d[0] * p.c * p.w_out * p.h_out;
   return p;
 }
 
 // A window's running result: max_of from its first source on (adding that source again leaves it
-// unchanged), or the wide sum, scaled by inv at the end.
+// unchanged), or the wide sum, scaled by inv at the end. A bf16 maximum runs on the widened
+// value, whose high half is the bf16 bits again (NaN payloads included): one widening a source.
 template <typename T, bool kMax>
 struct PoolAcc {
-  using V = typename std::conditional<kMax, T, hkb::wide_acc_t<T>>::type;
+  static constexpr bool kWideMax = kMax && std::is_same<T, hkb::bf16>::value;
+  using V =
+      typename std::conditional<kWideMax, float,
+                                typename std::conditional<kMax, T, hkb::wide_acc_t<T>>::type>::type;
   V v;
   HKB_DEVICE explicit PoolAcc(T first) {
-    if constexpr (kMax) {
+    if constexpr (kWideMax) {
+      v = hkb::widen(first);
+    } else if constexpr (kMax) {
       v = first;
     } else {
       v = V(0);
     }
   }
   HKB_DEVICE void add(T x) {
-    if constexpr (kMax) {
+    if constexpr (kWideMax) {
+      const float f = hkb::widen(x);
+      v = v == v && !(f <= v) ? f : v;  // max_of's choice
+    } else if constexpr (kMax) {
       v = max_of(v, x);
     } else {
       v += hkb::to_wide_acc(x);
     }
   }
   HKB_DEVICE T result(double inv) const {
-    if constexpr (kMax) {
+    if constexpr (kWideMax) {
+      return hkb::bf16{static_cast<uint16_t>(hkb::float_bits(v) >> 16)};
+    } else if constexpr (kMax) {
       return v;
     } else if constexpr (std::is_same<V, double>::value) {
       return static_cast<T>(v * inv);
@@ -165,22 +176,34 @@ HKB_DEVICE void pool_2x2_units(hkb::UnitRange r, uint64_t n, const Source& sourc
   }
 }
 
+// The pools' threads: with kPoolResident those of kPoolPerMP blocks of 1024 threads a
+// multiprocessor (below its two, the idle blocks of candle's grid retire beside the busy ones).
+HKB_DEVICE hkb::UnitRange pool_range() {
+  if constexpr (hkb::tuning::kPoolResident) {
+    if (hkb::past_resident_bound()) return {hkb::kIdle, 1};
+    return hkb::resident_grid_range(hkb::tuning::kPoolPerMP);
+  }
+  return hkb::unit_a_thread_range<false>();
+}
+
 // The outputs of the resident grid's threads, each a step apart (2 x 2 windows kPoolBatch at a
 // time). Windows never leave the input: the last starts at w_stride * (w_out - 1), at most
 // w_in - w_k.
 template <typename T, bool kMax>
 __device__ void pool2d(uint64_t w_k, uint64_t h_k, uint64_t w_stride, uint64_t h_stride,
                        const size_t* info, const T* src, T* dst) {
-  const hkb::UnitRange r = hkb::unit_a_thread_range<hkb::tuning::kPoolResident>();
+  const hkb::UnitRange r = pool_range();
   if (r.begin == hkb::kIdle) return;
-  const PoolShape p = pool_shape(info, w_k, h_k, w_stride, h_stride);
+  // The whole layout in one round of loads, before anything that tests it.
+  const uint64_t dims[4] = {info[0], info[1], info[2], info[3]};
+  const uint64_t st0 = info[4], st1 = info[5], st2 = info[6], st3 = info[7];
+  const uint64_t end =
+      (dims[0] - 1) * st0 + (dims[1] - 1) * st1 + (dims[2] - 1) * st2 + (dims[3] - 1) * st3 + 1;
+  const PoolShape p = pool_shape(dims, w_k, h_k, w_stride, h_stride);
   if (p.n == 0) return;
   const double inv = 1.0 / static_cast<double>(w_k * h_k);
-  const uint64_t st0 = info[4], st1 = info[5], st2 = info[6], st3 = info[7];
   // Every offset and count below 2^31: 32-bit index math, a third of the 64-bit path's
   // instructions and registers.
-  const uint64_t end =
-      (info[0] - 1) * st0 + (p.c - 1) * st1 + (p.w_in - 1) * st2 + (p.h_in - 1) * st3 + 1;
   if (p.n < (1ull << 31) && end <= (1ull << 31) && w_stride < (1ull << 31) &&
       h_stride < (1ull << 31)) {
     const uint32_t h_out = static_cast<uint32_t>(p.h_out), w_out = static_cast<uint32_t>(p.w_out);
@@ -199,13 +222,31 @@ __device__ void pool2d(uint64_t w_k, uint64_t h_k, uint64_t w_stride, uint64_t h
       // Units: whole units a row, every unit's sources 2U-value aligned; values of up to 4 bytes
       // (an f64 unit would be one output, and its first form spilled 100-330 B on sm_90).
       constexpr uint32_t U = pool_unit<T>();
-      if (hkb::tuning::kPoolRowPacks && sizeof(T) <= 4 && h_stride == 2 && sy == 1 &&
-          h_out % U == 0 && st0 % (2 * U) == 0 && st1 % (2 * U) == 0 && sx % (2 * U) == 0 &&
-          hkb::is_aligned(src, 2 * U * sizeof(T)) && hkb::is_aligned(dst, U * sizeof(T))) {
-        pool_2x2_units<T, kMax>(r, p.n, source, sx, dst, inv);
-        return;
+      const bool units = hkb::tuning::kPoolRowPacks && sizeof(T) <= 4 && h_stride == 2 && sy == 1 &&
+                         h_out % U == 0 && st0 % (2 * U) == 0 && st1 % (2 * U) == 0 &&
+                         sx % (2 * U) == 0 && hkb::is_aligned(src, 2 * U * sizeof(T)) &&
+                         hkb::is_aligned(dst, U * sizeof(T));
+      const auto run = [&](const auto& at) {
+        if (units) {
+          pool_2x2_units<T, kMax>(r, p.n, at, sx, dst, inv);
+        } else {
+          pool_2x2<T, kMax>(r, p.n, at, sx, sy, dst, inv);
+        }
+      };
+      // Where batch, channel and output row step through the source evenly (a contiguous input
+      // of even width), a row of outputs is one index: one division an output instead of three.
+      const uint64_t bc_stride = p.c == 1 ? st0 : st1;
+      const bool bc_even = dims[0] == 1 || p.c == 1 || st0 == p.c * st1;
+      if (hkb::tuning::kPoolRowIndex && bc_even &&
+          (dims[0] * p.c == 1 || w_out == 1 || bc_stride == uint64_t{w_out} * step_x)) {
+        const uint32_t row_stride = w_out == 1 ? static_cast<uint32_t>(bc_stride) : step_x;
+        run([&](uint32_t e) {
+          const uint32_t q = e / h_out, oh = e - q * h_out;
+          return src + (q * row_stride + oh * step_y);
+        });
+      } else {
+        run(source);
       }
-      pool_2x2<T, kMax>(r, p.n, source, sx, sy, dst, inv);
       return;
     }
     for (uint64_t i = r.begin; i < p.n; i += r.step) {

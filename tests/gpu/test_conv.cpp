@@ -485,6 +485,39 @@ TYPED_TEST(ConvTest, Pool2dUnitsAndTheirAlignment) {
   }
 }
 
+// 2 x 2 windows of stride 2 where batch, channel and output row may or may not step through the
+// source evenly (the pools then index a row of outputs at once, or each dim apart): one channel,
+// a batch of one with an odd stride, channel planes padded, a padded batch (the padded ones even
+// only where a plane has one row of windows); rows of 8 (several outputs a unit) and 6 (one).
+TYPED_TEST(ConvTest, Pool2dRowsIndexedAtOnce) {
+  using T = TypeParam;
+  struct Case {
+    size_t b, c, d2;
+    std::vector<size_t> pad;  // added to the contiguous strides of batch and channel
+    size_t odd_batch_stride;  // if not 0: the batch's stride (a batch of one)
+  };
+  const std::vector<Case> cases = {
+      {3, 1, 6, {0, 0}, 0},  {1, 3, 6, {0, 0}, 5},  {1, 3, 6, {0, 0}, 1000},
+      {2, 3, 6, {0, 8}, 0},  {2, 3, 2, {0, 8}, 0},  {2, 3, 3, {0, 8}, 0},
+      {2, 3, 6, {16, 0}, 0}, {2, 1, 6, {16, 0}, 0}, {2, 1, 2, {16, 0}, 0},
+  };
+  for (const Case& k : cases) {
+    for (size_t d3 : {8, 6}) {
+      Layout l = Layout::contiguous({k.b, k.c, k.d2, d3});
+      l.strides[1] += k.pad[1];
+      l.strides[0] = l.strides[1] * k.c + k.pad[0];
+      if (k.odd_batch_stride != 0) l.strides[0] = k.odd_batch_stride;
+      for (bool max : {true, false}) {
+        SCOPED_TRACE(std::string(max ? "max_pool2d " : "avg_pool2d ") + std::to_string(k.b) + "x" +
+                     std::to_string(k.c) + "x" + std::to_string(k.d2) + "x" + std::to_string(d3) +
+                     " strides " + std::to_string(l.strides[0]) + "," +
+                     std::to_string(l.strides[1]) + ", " + this->seed_note());
+        check_pool_layout<T>(*this, max, {k.b, k.c, k.d2, d3, 2, 2, 2, 2}, l, nullptr);
+      }
+    }
+  }
+}
+
 // 2x2 windows of a 4x4 plane: all NaN; NaN with numbers; all -inf; -inf with numbers. f32/f64
 // skip NaN, f16/bf16 propagate it (the reference encodes both). Plus +inf, -0.0 and the extremes
 // through the overlapping 3x3 windows of a second run. The same values as a 2x8 plane go through
