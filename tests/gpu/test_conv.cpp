@@ -492,21 +492,16 @@ TYPED_TEST(ConvTest, Pool2dUnitsAndTheirAlignment) {
 TYPED_TEST(ConvTest, Pool2dRowsIndexedAtOnce) {
   using T = TypeParam;
   struct Case {
-    size_t b, c, d2;
-    std::vector<size_t> pad;  // added to the contiguous strides of batch and channel
-    size_t odd_batch_stride;  // if not 0: the batch's stride (a batch of one)
+    size_t b, c, d2, pad0, pad1, batch_stride;  // pads of the batch / channel; 0 or the batch's
   };
-  const std::vector<Case> cases = {
-      {3, 1, 6, {0, 0}, 0},  {1, 3, 6, {0, 0}, 5},  {1, 3, 6, {0, 0}, 1000},
-      {2, 3, 6, {0, 8}, 0},  {2, 3, 2, {0, 8}, 0},  {2, 3, 3, {0, 8}, 0},
-      {2, 3, 6, {16, 0}, 0}, {2, 1, 6, {16, 0}, 0}, {2, 1, 2, {16, 0}, 0},
-  };
+  const std::vector<Case> cases = {{3, 1, 6, 0, 0, 0},  {1, 3, 6, 0, 0, 5},  {1, 3, 6, 0, 0, 1000},
+                                   {2, 3, 6, 0, 8, 0},  {2, 3, 2, 0, 8, 0},  {2, 3, 3, 0, 8, 0},
+                                   {2, 3, 6, 16, 0, 0}, {2, 1, 6, 16, 0, 0}, {2, 1, 2, 16, 0, 0}};
   for (const Case& k : cases) {
     for (size_t d3 : {8, 6}) {
       Layout l = Layout::contiguous({k.b, k.c, k.d2, d3});
-      l.strides[1] += k.pad[1];
-      l.strides[0] = l.strides[1] * k.c + k.pad[0];
-      if (k.odd_batch_stride != 0) l.strides[0] = k.odd_batch_stride;
+      l.strides[1] += k.pad1;
+      l.strides[0] = k.batch_stride != 0 ? k.batch_stride : l.strides[1] * k.c + k.pad0;
       for (bool max : {true, false}) {
         SCOPED_TRACE(std::string(max ? "max_pool2d " : "avg_pool2d ") + std::to_string(k.b) + "x" +
                      std::to_string(k.c) + "x" + std::to_string(k.d2) + "x" + std::to_string(d3) +
