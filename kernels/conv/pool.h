@@ -7,6 +7,12 @@ namespace {
 
 // Pooling. info = [dims(4), strides(4)]; "w" pools dims[2], "h" pools dims[3].
 
+// The 2-byte floats' maximum on widened values: whether b replaces a (the first NaN, else the
+// larger, a on ties), one select where early returns made two branches a combination.
+HKB_DEVICE bool takes_second(float fa, float fb) {
+  return fa == fa && !(fb <= fa);
+}
+
 template <typename T>
 HKB_DEVICE T max_of(T a, T b) {
   if constexpr (std::is_same<T, float>::value) {
@@ -14,10 +20,7 @@ HKB_DEVICE T max_of(T a, T b) {
   } else if constexpr (std::is_same<T, double>::value) {
     return fmax(a, b);
   } else if constexpr (hkb::is_reduced_float<T>::value) {
-    // The first NaN, else the larger (a on ties), as one select: early returns made two branches
-    // a combination.
-    const float fa = hkb::widen(a), fb = hkb::widen(b);
-    return fa == fa && !(fb <= fa) ? b : a;
+    return takes_second(hkb::widen(a), hkb::widen(b)) ? b : a;
   } else {
     return b > a ? b : a;
   }
@@ -58,7 +61,7 @@ struct PoolAcc {
   HKB_DEVICE void add(T x) {
     if constexpr (kWideMax) {
       const float f = hkb::widen(x);
-      v = v == v && !(f <= v) ? f : v;  // max_of's choice
+      v = takes_second(v, f) ? f : v;
     } else if constexpr (kMax) {
       v = max_of(v, x);
     } else {
