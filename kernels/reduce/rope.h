@@ -119,6 +119,7 @@ HKB_DEVICE void rope_thd_steps(hkb::UnitRange r, const T* src, const T* cos, con
 // measured faster for one pair a step and slower for K). Idle threads leave first.
 #define HKB_ROPE_DISPATCH(STEPS, K, ELEMS, K_OK, ...)                                \
   do {                                                                               \
+    if (hkb::tuning::kRopeResident && hkb::past_resident_bound()) return;            \
     const hkb::UnitRange r = hkb::unit_a_thread_range<hkb::tuning::kRopeResident>(); \
     if (r.begin == hkb::kIdle) return;                                               \
     if (K_OK) {                                                                      \
