@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The QUANTIZED module's dequantize / get_rows of the 32-value formats (mode `decode`, the
 default: weights rotated over >= 256 MB, % of a 256 MiB device-to-device copy in the same run), its
-MMVQ kernels (mode `mmvq`: batch 1 of every format and a few batches and shapes; mode `batch`:
+MMVQ kernels (mode `mmvq`: batch 1 of every format and a few batches and shapes; mode `cuda1`:
+batch 1 of every format at 14336x4096, 4096x14336 and 128256x4096; mode `batch`:
 every format at batches 2-8; the same rotation and %, bytes = weights + q8_1 columns + outputs),
 its DMMV kernels (mode `dmmv`: bytes = weights + f32 activations + outputs) or its MMQ kernels
 (mode `mmq`: 14336x4096 weights times 512 q8_1 columns, TOP/s = 2 n k cols / time)
@@ -11,7 +12,7 @@ compared bit by bit with base.cubin's.
 For device sessions too short to build: compile each tree's module here and carry the cubins,
     nvcc -x cu -std=c++17 -O3 -cubin --expt-relaxed-constexpr -gencode=arch=compute_90,code=sm_90 \
         -I<tree>/kernels <tree>/kernels/quantized.hip -o DIR/<variant>.cubin
-then on the GPU machine: python3 bench/quant_cubin_probe.py DIR [decode|mmvq|batch|dmmv|mmq]. No
+then on the GPU machine: python3 bench/quant_cubin_probe.py DIR [decode|mmvq|cuda1|batch|dmmv|mmq]. No
 hkb loader is involved: the script writes the device's multiprocessor count into each module's hkb_multiprocessors itself.
 """
 import glob
@@ -19,9 +20,9 @@ import os
 import sys
 
 mode = sys.argv[2] if len(sys.argv) == 3 else "decode"
-if (len(sys.argv) not in (2, 3) or mode not in ("decode", "mmvq", "batch", "dmmv", "mmq") or
+if (len(sys.argv) not in (2, 3) or mode not in ("decode", "mmvq", "cuda1", "batch", "dmmv", "mmq") or
         not os.path.isfile(os.path.join(sys.argv[1], "base.cubin"))):
-    sys.exit("usage: quant_cubin_probe.py DIR [decode|mmvq|batch|dmmv|mmq]  (DIR holds base.cubin and "
+    sys.exit("usage: quant_cubin_probe.py DIR [decode|mmvq|cuda1|batch|dmmv|mmq]  (DIR holds base.cubin and "
              "<variant>.cubin files)")
 d = sys.argv[1]
 
@@ -237,6 +238,11 @@ if mode == "mmvq":
                       ("q4_K", 128256, 4096), ("q6_K", 128256, 4096)):
         mmvq_case(fmt, 1, n, k)
         cp.get_default_memory_pool().free_all_blocks()
+elif mode == "cuda1":
+    for n, k in ((14336, 4096), (4096, 14336), (128256, 4096)):
+        for fmt in MMQ:
+            mmvq_case(fmt, 1, n, k)
+            cp.get_default_memory_pool().free_all_blocks()
 elif mode == "dmmv":
     for fmt in MMQ:
         dmmv_case(fmt)
