@@ -507,10 +507,15 @@ constexpr int kMmvqButterflySums = HKB_MMVQ_BUTTERFLY_SUMS;
 constexpr int kMmvqVecUnroll = HKB_MMVQ_VEC_UNROLL;
 
 // Values whose weights a DMMV thread loads before decoding the first (quantized/dmmv.h), in whole
-// slices: 8 blocks of the 32-value formats (4 values each), 2 or 4 of the K-quants (16 or 8 values
-// each), a warp's 1024 values; no spills in 64 registers (sm_90).
+// slices: at 32, 8 blocks of the 32-value formats (4 values each), 2 or 4 of the K-quants (16 or 8
+// values each), a warp's 1024 values. 64 on NVIDIA (no spills in 64 registers on sm_90); 32 on AMD,
+// where 64 takes up to 31 VGPRs more and costs gfx906 and gfx1030 waves a SIMD.
 #ifndef HKB_DMMV_VALUES
+#if defined(HKB_PLATFORM_NVIDIA)
+#define HKB_DMMV_VALUES 64
+#else
 #define HKB_DMMV_VALUES 32
+#endif
 #endif
 constexpr int kDmmvValues = HKB_DMMV_VALUES;
 
