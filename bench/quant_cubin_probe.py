@@ -19,10 +19,11 @@ import glob
 import os
 import sys
 
+MODES = ("decode", "mmvq", "cuda1", "batch", "dmmv", "mmq")
 mode = sys.argv[2] if len(sys.argv) == 3 else "decode"
-if (len(sys.argv) not in (2, 3) or mode not in ("decode", "mmvq", "cuda1", "batch", "dmmv", "mmq") or
+if (len(sys.argv) not in (2, 3) or mode not in MODES or
         not os.path.isfile(os.path.join(sys.argv[1], "base.cubin"))):
-    sys.exit("usage: quant_cubin_probe.py DIR [decode|mmvq|cuda1|batch|dmmv|mmq]  (DIR holds base.cubin and "
+    sys.exit(f"usage: quant_cubin_probe.py DIR [{'|'.join(MODES)}]  (DIR holds base.cubin and "
              "<variant>.cubin files)")
 d = sys.argv[1]
 

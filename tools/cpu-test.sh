@@ -30,12 +30,12 @@ cmake --preset cpu -B "$build" -DHKB_MODULES="$modules" -DHKB_CPU_WAVE_SIZES="${
   > "$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 1; }
 cmake --build "$build" -j"$jobs" --target hkb_gpu_tests hkb_tool
 run_wave() {
-  local start
+  local start rc=0
   start=$(date +%s)
   echo "== GPU tests on the CPU platform, wave $1 =="
-  HKB_CPU_WAVE=$1 "$build/tests/hkb_gpu_tests" --gtest_filter="$filter" --gtest_brief=1 || status=1
+  HKB_CPU_WAVE=$1 "$build/tests/hkb_gpu_tests" --gtest_filter="$filter" --gtest_brief=1 || rc=1
   echo "(wave $1: $(($(date +%s) - start)) s)"
-  return $status
+  return $rc
 }
 status=0
 set -- $waves
@@ -46,7 +46,7 @@ if [ $# -gt 1 ] && [ "$jobs" -gt 1 ]; then
   pids=()
   for w in "$@"; do
     logs+=("$build/wave$w.log")
-    (status=0; run_wave "$w") > "$build/wave$w.log" 2>&1 &
+    run_wave "$w" > "$build/wave$w.log" 2>&1 &
     pids+=($!)
   done
   for i in "${!pids[@]}"; do
