@@ -11,6 +11,7 @@
 #   bench/tune.sh --kernels /tmp/old/kernels unary before ""   # another tree's kernels, same flags
 #   bench/tune.sh --bench quantized_mmvq quantized bpm16 "-DHKB_MMVQ_BLOCKS_PER_MP=16"
 #   bench/tune.sh --kernels /tmp/old/kernels unary before "HKB_TUNED_MAX_BLOCKS=1024"
+#   bench/tune.sh --kernels /tmp/old/kernels reduce,conv,fill before ""   # several modules
 #
 # BUILD: a build directory configured with -DHKB_BUILD_BENCH=ON and built (default build/nvidia,
 # which tools/gpu-test.sh makes). A variant NAME lives in BUILD/variants/NAME/: MODULE compiled
@@ -23,7 +24,8 @@
 # value is the variant KNOB=VALUE of MODULE, named after both; MODULE ... picks modules of the file.
 # --kernels DIR compiles the variants from DIR (another checkout's kernels/, e.g. `git archive REV`)
 # instead of BUILD's kernels/, so a change of the kernels is timed before and after in one run;
-# FLAGS may then be empty. --bench SUFFIX times BUILD/bench/hkb_bench_SUFFIX instead of
+# FLAGS may then be empty. MODULE may be a comma-separated list: every variant of every module is
+# compiled in parallel, then each module is timed in turn. --bench SUFFIX times BUILD/bench/hkb_bench_SUFFIX instead of
 # hkb_bench_MODULE (a module with several benchmarks, e.g. quantized_mmvq). A FLAGS word
 # HKB_NAME=VALUE (no -D) is instead set in the environment of that variant's runs (a loader knob,
 # e.g. HKB_TUNED_MAX_BLOCKS, so that an old tree's kernels get the launch they were tuned for).
@@ -83,10 +85,10 @@ if [ "$sweep" = 1 ]; then
   done < "$file"
 else
   [ $# -ge 3 ] || { echo "usage: bench/tune.sh [-B BUILD] [--check FILTER] MODULE NAME FLAGS [NAME FLAGS ...]" >&2; exit 2; }
-  module=$1
+  IFS=, read -r -a module_list <<< "$1"
   shift
   while [ $# -ge 2 ]; do
-    variants+=("$module $1 $2")
+    for module in "${module_list[@]}"; do variants+=("$module $1 $2"); done
     shift 2
   done
   [ $# -eq 0 ] || { echo "tune.sh: variant '$1' has no flags" >&2; exit 2; }
