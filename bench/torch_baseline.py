@@ -103,6 +103,8 @@ def main():
         lambda: F.max_pool2d(img, 2, 2))
     row("avg_pool2d 8x64x128x128 k2 s2", img.numel() * 4 * 5 // 4,
         lambda: F.avg_pool2d(img, 2, 2))
+    del img, big
+    round2_rows(row, dev)
     # conv_transpose as bench_conv.cpp (stride 2, padding 1, output padding 1; bytes: input, kernel
     # and output once). PyTorch's default lets cuDNN take TF32 for f32 convolutions; the f32 rows
     # say which setting they ran with.
@@ -151,6 +153,55 @@ def main():
     s = timed(lambda: torch.matmul(wq, xq))
     print(f"{'f16 matmul 14336x4096 x 4096x512':44s} {s * 1e6:10.1f} "
           f"{2 * 14336 * 4096 * 512 / s / 1e12:10.1f} TOP/s")
+
+
+def round2_rows(row, dev):
+    """Issue #21's cases that the rows above lack, with the bytes the hkb benchmarks count."""
+    src = torch.randn(8192, 8192, device=dev)
+    ids = torch.randint(0, 8192, (8192, 8192), device=dev)
+    row("gather i64 ids f32 [8192,8192] last dim", src.numel() * (8 + 4 + 4),
+        lambda: torch.gather(src, 1, ids))
+    del ids
+    row("copy of a transposed view f32 8192x8192", 2 * src.numel() * 4,
+        lambda: src.t().contiguous())
+    dst = torch.empty_like(src)
+    row("fill of a transposed view f32 8192x8192", src.numel() * 4, lambda: dst.t().fill_(1.5))
+    row("mul by a scalar, transposed view f32 8192x8192", 2 * src.numel() * 4,
+        lambda: torch.mul(src.t(), 1.5))
+    wide = torch.randn(8192, 8192 + 64, device=dev)
+    row("copy2d f32 8192 rows of 8192 (strided rows)", 2 * src.numel() * 4,
+        lambda: dst.copy_(wide[:, :8192]))
+    del wide, dst
+    for dt, size, tag in ((torch.float32, 4, "f32"), (torch.bfloat16, 2, "bf16")):
+        m = src.to(dt)
+        w = torch.randn(8192, device=dev).to(dt)
+        if dt != torch.float32:
+            row(f"softmax {tag} 8192x8192", 2 * m.numel() * size, lambda: torch.softmax(m, -1))
+            row(f"rmsnorm {tag} 8192x8192", 2 * m.numel() * size,
+                lambda: F.rms_norm(m, (8192,), w, 1e-5))
+        row(f"layernorm {tag} 8192x8192", 2 * m.numel() * size,
+            lambda: F.layer_norm(m, (8192,), w, w, 1e-5))
+        a = m.view(65536, 1024)[:, :128].contiguous()
+        row(f"softmax {tag} 65536x128", 2 * a.numel() * size, lambda: torch.softmax(a, -1))
+        r = m.view(-1)[:65536 * 32].view(65536, 32)
+        row(f"sum last dim {tag} 65536x32", (r.numel() + 65536) * size,
+            lambda: torch.sum(r, dim=-1))
+        p = m.view(64, 1024, 1024)
+        row(f"copy of a permute(1,0,2) view {tag} 64x1024x1024", 2 * p.numel() * size,
+            lambda: p.permute(1, 0, 2).contiguous())
+        del m, a, r, p
+    q = src.view(1024, 512, 128)
+    cos = torch.randn(512, 64, device=dev)
+    sin = torch.randn(512, 64, device=dev)
+
+    def rope():
+        x1, x2 = q[..., :64], q[..., 64:]
+        return torch.cat((x1 * cos - x2 * sin, x2 * cos + x1 * sin), dim=-1)
+    row("rope f32 bh 1024 t 512 d 128 (eager)", 2 * q.numel() * 4, rope)
+    del q, src
+    x = torch.randn(8, 256, 1, 4096, device=dev)
+    row("im2col1d (unfold) f32 8x256x4096 k3 p1", (x.numel() + x.numel() * 3) * 4,
+        lambda: F.unfold(x, (1, 3), padding=(0, 1)))
 
 
 if __name__ == "__main__":
