@@ -7,7 +7,9 @@ pkgs=(cmake ninja-build g++ pkg-config python3 clang-format
       libbenchmark-dev
       # reliability jobs (#23): clang-15's sanitizer and libFuzzer runtimes
       # (libclang-common-15-dev), dpkg-shlibdeps for cpack -G DEB
-      clang-15 libclang-common-15-dev dpkg-dev)
+      clang-15 libclang-common-15-dev dpkg-dev
+      # tools/check-dot4.sh: clang-offload-bundler-15, llvm-objdump-15
+      clang-tools-15 llvm-15)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" > /dev/null 2>&1 || missing+=("$p")

@@ -2,7 +2,8 @@
 # The test command: builds what is not built yet, then runs
 #   - the unit tests and the GPU tests (ctest; GPU tests skip with a message when no GPU is present),
 #   - the inventory check of every code object against the manifest and candle's ABI, and the
-#     static report of every kernel on every AMD target (no register spills, no scratch),
+#     static report of every kernel on every AMD target (no register spills, no scratch), and the
+#     MMVQ kernels' v_dot4 in the disassembly (tools/check-dot4.sh),
 #   - a compile of the nvidia flavour (kernels through nvcc, the CUDA driver backend),
 #   - the Rust crates' tests against the AMD build of libhkb,
 #   - bench/tune.sh's argument handling against a fake build (tests/tools/test_tune.sh),
@@ -20,6 +21,9 @@ if build/amd/tools/hkb --help 2>/dev/null | grep -q check; then
   build/amd/tools/hkb report --fail-on-spill --bundle build/amd/bundle > build/amd/hkb-report.txt ||
     { echo "full report: build/amd/hkb-report.txt"; exit 1; }
   tail -n 1 build/amd/hkb-report.txt
+  echo "== MMVQ on AMD: v_dot4 and no byte-wise fallback (disassembly) =="
+  tools/check-dot4.sh build/amd/bundle/quantized.hsaco gfx906 gfx90a gfx1030
+  tests/tools/test_check_dot4.sh
 fi
 if command -v nvcc > /dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
   echo "== nvidia flavour (compile) =="
