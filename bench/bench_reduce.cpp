@@ -149,6 +149,10 @@ int main() {
       report.add(softmax_case<float>(dev, "f32", n / w, static_cast<int>(w)));
       report.add(norm_case<float>(dev, false, "f32", n / w, static_cast<int>(w)));
     }
+    // #21's short rows: 65536 rows of 32 to 256 values, candle's block the row's width.
+    for (size_t w : {size_t{32}, size_t{64}, size_t{128}, size_t{256}}) {
+      report.add(fast_case<float>(dev, "fast_sum_f32", 65536, w));
+    }
     // Hidden sizes of small models: a 1024-thread block a row of 1024 to 4096 values.
     for (size_t w : {size_t{1024}, size_t{2048}, size_t{4096}}) {
       if (w != 1024) report.add(norm_case<float>(dev, false, "f32", n / w, static_cast<int>(w)));
