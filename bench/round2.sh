@@ -6,8 +6,9 @@
 #   git archive 3f8969f kernels | tar -x -C /tmp/pre21     # main before #21's work
 #   bench/round2.sh /tmp/pre21/kernels                      # after tools/gpu-test.sh
 #
-# HKB_BENCH_FILTER overrides the cases; -B BUILD as for bench/tune.sh; logs in $OUT, else
-# BUILD/variants/logs.
+# HKB_BENCH_FILTER overrides the cases; -B BUILD as for bench/tune.sh. Every table goes to stdout;
+# tune.sh's per-run logs (34 files) go to BUILD/variants/logs, or, with $OUT set (the device
+# machine, which returns at most 8 files), into one $OUT/round2-logs.tgz.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build_args=()
@@ -16,6 +17,12 @@ if [ "${1:-}" = -B ]; then build_args=(-B "$2"); shift 2; fi
 cases=gather_i64,softmax,im2col1d,fast_,rope,copy2d,bilinear,ucopy,const_set,affine,pool2d
 cases+=,layernorm,rmsnorm,bmaximum,bdiv,asort,conv_transpose
 export HKB_BENCH_FILTER=${HKB_BENCH_FILTER:-$cases}
-"$root/bench/tune.sh" "${build_args[@]}" --kernels "$1" \
+out=${OUT:-}
+logs=''
+if [ -n "$out" ]; then
+  logs=$(mktemp -d)
+  trap 'tar czf "$out/round2-logs.tgz" -C "$logs" . && rm -rf "$logs"' EXIT
+fi
+OUT=$logs "$root/bench/tune.sh" "${build_args[@]}" --kernels "$1" \
   reduce,indexing,conv,fill,unary,affine,binary,sort before ""
 python3 "$root/bench/torch_baseline.py"
