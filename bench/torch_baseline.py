@@ -183,9 +183,9 @@ def round2_rows(row, dev):
             lambda: F.layer_norm(m, (8192,), w, w, 1e-5))
         a = m.view(65536, 1024)[:, :128].contiguous()
         row(f"softmax {tag} 65536x128", 2 * a.numel() * size, lambda: torch.softmax(a, -1))
-        for w in (32, 64, 128, 256):
-            r = m.view(-1)[:65536 * w].view(65536, w)
-            row(f"sum last dim {tag} 65536x{w}", (r.numel() + 65536) * size,
+        for cols in (32, 64, 128, 256):
+            r = m.view(-1)[:65536 * cols].view(65536, cols)
+            row(f"sum last dim {tag} 65536x{cols}", (r.numel() + 65536) * size,
                 lambda: torch.sum(r, dim=-1))
         p = m.view(64, 1024, 1024)
         row(f"copy of a permute(1,0,2) view {tag} 64x1024x1024", 2 * p.numel() * size,

@@ -25,10 +25,11 @@
 # --kernels DIR compiles the variants from DIR (another checkout's kernels/, e.g. `git archive REV`)
 # instead of BUILD's kernels/, so a change of the kernels is timed before and after in one run;
 # FLAGS may then be empty. MODULE may be a comma-separated list: every variant of every module is
-# compiled in parallel, then each module is timed in turn. --bench SUFFIX times BUILD/bench/hkb_bench_SUFFIX instead of
-# hkb_bench_MODULE (a module with several benchmarks, e.g. quantized_mmvq). A FLAGS word
-# HKB_NAME=VALUE (no -D) is instead set in the environment of that variant's runs (a loader knob,
-# e.g. HKB_TUNED_MAX_BLOCKS, so that an old tree's kernels get the launch they were tuned for).
+# compiled in parallel, then each module is timed in turn. --bench SUFFIX times
+# BUILD/bench/hkb_bench_SUFFIX instead of hkb_bench_MODULE (a module with several benchmarks, e.g.
+# quantized_mmvq). A FLAGS word HKB_NAME=VALUE (no -D) is instead set in the environment of that
+# variant's runs (a loader knob, e.g. HKB_TUNED_MAX_BLOCKS, so that an old tree's kernels get the
+# launch they were tuned for).
 # --passes N times the base and the variants in turn N times (columns NAME.1, NAME.2, ...), so that
 # a drift of the GPU shows as a drift and not as a difference.
 # Output: each run's table, then one table per module of % of copy bandwidth, a column per variant.

@@ -34,7 +34,7 @@ for t in "${targets[@]}"; do
     { echo "check-dot4.sh: $co has no entry for $t (it holds: $(tr '\n' ' ' <<< "$listed"))" >&2; exit 2; }
   "$bundler" --unbundle --type=o --input="$co" --targets="$entry" --output="$tmp/$t.co"
   "$objdump" -d --mcpu="${t%%:*}" "$tmp/$t.co" > "$tmp/$t.s"
-  # Per kernel: its instruction, dot4, byte-extract and 24-bit multiply counts.
+  # Per MMVQ kernel: its dot4 count, and its byte-extract and 24-bit multiply count.
   awk -v target="$t" '
     /^[0-9a-f]+ <[A-Za-z_0-9.]+>:/ { f = $2; gsub(/[<>:]/, "", f); next }
     f ~ /^mul_mat_vec_.*_q8_1_cuda[1-8]$/ && /^\t/ {

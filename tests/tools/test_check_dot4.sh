@@ -1,9 +1,16 @@
 #!/usr/bin/env bash
 # tools/check-dot4.sh against code objects it must refuse: an MMVQ-named kernel whose dot product
 # is byte-wise, and one through __builtin_amdgcn_sdot4 that is alone (not the module's 80 kernels).
-# Run by tools/run-tests.sh; needs clang++-15 with the AMDGPU backend, as the AMD build does.
+# Run by tools/run-tests.sh; compiles with the AMD build's kernel compiler and flags
+# (BUILD/bench/kernel-compile.args, default build/amd) for gfx906 and gfx1030 alone.
+#
+#   tests/tools/test_check_dot4.sh [BUILD]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
+args_file=${1:-$root/build/amd}/bench/kernel-compile.args
+[ -f "$args_file" ] || { echo "test_check_dot4.sh: no $args_file (an AMD build with benchmarks)" >&2; exit 2; }
+compile=()
+while read -r a; do [[ "$a" == --offload-arch=* ]] || compile+=("$a"); done < "$args_file"
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 fail() { echo "test_check_dot4.sh: $*" >&2; exit 1; }
@@ -22,11 +29,7 @@ extern "C" __global__ void mul_mat_vec_q4_0_q8_1_cuda1(const int* a, const int* 
   d[threadIdx.x] = (float)s;
 }
 HIP
-cc() {
-  clang++-15 -x hip --cuda-device-only --gpu-bundle-output -O3 --rocm-path=/usr \
-    --hip-device-lib-path=/usr/lib/x86_64-linux-gnu/amdgcn/bitcode --offload-arch=gfx906 \
-    --offload-arch=gfx1030 "$@" -c "$t/k.hip"
-}
+cc() { "${compile[@]}" --offload-arch=gfx906 --offload-arch=gfx1030 "$@" -c "$t/k.hip"; }
 cc -o "$t/bytes.hsaco"
 cc -DWITH_DOT4 -o "$t/dot4.hsaco"
 out=$("$root/tools/check-dot4.sh" "$t/bytes.hsaco" gfx906 gfx1030 2>&1) && fail "byte-wise taken: $out"

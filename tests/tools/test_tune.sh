@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench/tune.sh's argument handling against a fake build (no GPU): compile flags reach the kernel
 # compiler and environment words the benchmark, --passes alternates, a variant whose --check fails
-# is reported and skipped, a module list times each module, and unknown knobs are refused. Run by tools/run-tests.sh.
+# is reported and skipped, a module list times each module, and unknown knobs are refused. Run by
+# tools/run-tests.sh.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 b=$(mktemp -d)
