@@ -93,7 +93,7 @@ HKB_GET_ROWS_PLAIN(bf16, hkb::bf16)
 
 #define HKB_DMMV_KERNEL HKB_GLOBAL void HKB_OCCUPANCY(64, 16)
 // MMVQ: 64 registers on NVIDIA (8 blocks of 128 threads per SM); batch-1 row products take
-// tuning::kMmvqRowBlocksPerSm.
+// their format's mmvq_row_blocks_per_sm (tuning.h).
 #define HKB_MMVQ_KERNEL(MIN_BLOCKS) HKB_GLOBAL void HKB_OCCUPANCY(128, MIN_BLOCKS)
 
 #define HKB_DMMV(NAME, F)                                                                \
@@ -126,14 +126,14 @@ HKB_DMMV_KERNEL dequantize_mul_mat_vec_q5_k(const void* __restrict__ vx,
                                    const int nrows_y, const int nrows_dst) {                      \
     q::mmvq<q::F, N>(vx, vy, dst, ncols_x, nrows_x, nrows_y, nrows_dst);                          \
   }
-#define HKB_MMVQ(TAG, F)                                  \
-  HKB_MMVQ_1(TAG, F, 1, hkb::tuning::kMmvqRowBlocksPerSm) \
-  HKB_MMVQ_1(TAG, F, 2, 8)                                \
-  HKB_MMVQ_1(TAG, F, 3, 8)                                \
-  HKB_MMVQ_1(TAG, F, 4, 8)                                \
-  HKB_MMVQ_1(TAG, F, 5, 8)                                \
-  HKB_MMVQ_1(TAG, F, 6, 8)                                \
-  HKB_MMVQ_1(TAG, F, 7, 8)                                \
+#define HKB_MMVQ(TAG, F)                                   \
+  HKB_MMVQ_1(TAG, F, 1, q::mmvq_row_blocks_per_sm<q::F>()) \
+  HKB_MMVQ_1(TAG, F, 2, 8)                                 \
+  HKB_MMVQ_1(TAG, F, 3, 8)                                 \
+  HKB_MMVQ_1(TAG, F, 4, 8)                                 \
+  HKB_MMVQ_1(TAG, F, 5, 8)                                 \
+  HKB_MMVQ_1(TAG, F, 6, 8)                                 \
+  HKB_MMVQ_1(TAG, F, 7, 8)                                 \
   HKB_MMVQ_1(TAG, F, 8, 8)
 HKB_MMVQ(q4_0, Q4_0)
 HKB_MMVQ(q4_1, Q4_1)
@@ -170,9 +170,9 @@ HKB_MMQ(q4_K, Q4_K, 64, 128)
 HKB_MMQ(q5_K, Q5_K, 64, 128)
 HKB_MMQ(q6_K, Q6_K, 64, 64)
 
-// Each GPU block is MMVQ's batch-1 row product: the same register bound.
+// Each GPU block is MMVQ's batch-1 row product at a row a block: that register bound.
 #define HKB_MOE(TAG, F)                                                                       \
-  HKB_MMVQ_KERNEL(hkb::tuning::kMmvqRowBlocksPerSm)                                           \
+  HKB_MMVQ_KERNEL((q::mmvq_row_blocks_per_sm<q::F, 1>()))                                     \
   indexed_moe_forward_##TAG##_q8_1(                                                           \
       const void* __restrict__ all_weights, const void* __restrict__ all_inputs,              \
       const unsigned int* __restrict__ indices, float* __restrict__ all_outputs, const int n, \

@@ -427,6 +427,18 @@ HKB_DEVICE uint16_t float_to_bf16_bits(float v) {
 #endif
 }
 
+// A load of data read once (streamed quantized weights), so that it does not displace what the
+// other threads read again from L1 (the activations): NVIDIA ld.global.cs (evict first). AMD and
+// the CPU platform: a plain load (the hint is measured on NVIDIA only).
+template <typename T>
+HKB_DEVICE T load_streamed(const T* p) {
+#if defined(HKB_PLATFORM_NVIDIA)
+  return __ldcs(p);
+#else
+  return *p;
+#endif
+}
+
 // Asynchronous copies of single values from global to shared memory, for tiles that fill while
 // the block works on the previous one. async_copy_to_shared(to, from, valid) stores *from (or a
 // zero when !valid, reading nothing) to `to`, complete for this thread after async_copy_commit<T>()

@@ -479,12 +479,33 @@ constexpr bool kQuantIndex32 = HKB_QUANT_INDEX32 != 0;
 // q8_1 blocks a lane group of quantize_q8_1 loads (16 bytes a lane each) before reducing them.
 constexpr int kQuantQ8BlocksInFlight = 2;
 
-// NVIDIA blocks of 128 threads resident per SM for a batch-1 row product (MMVQ cuda1, the MoE
-// kernels): 16 (32 registers), so more of candle's one-row blocks overlap.
-#ifndef HKB_MMVQ_ROW_BLOCKS_PER_SM
-#define HKB_MMVQ_ROW_BLOCKS_PER_SM 16
+// Batch-1 row products (MMVQ cuda1; quantized/mmvq.h) by format, the format named by its
+// block's bytes: rows a working block of candle's grid (a block a row) takes, one activation
+// load serving them, the other blocks leaving at once (the MoE kernels keep a row a block). Two for
+// q4_0 (18), q2_K (84), q3_K (110), q4_K (144) and q6_K (210); one for q4_1, q5_0, q5_1, q8_0 and
+// q5_K, which two rows made slower on some of #19's shapes (docs/performance-round2e.md).
+constexpr int mmvq_rows1(int block_bytes) {
+#ifdef HKB_MMVQ_ROWS1
+  (void)block_bytes;
+  return HKB_MMVQ_ROWS1;
+#else
+  return block_bytes == 18 || block_bytes == 84 || block_bytes == 110 || block_bytes == 144 ||
+                 block_bytes == 210
+             ? 2
+             : 1;
 #endif
-constexpr int kMmvqRowBlocksPerSm = HKB_MMVQ_ROW_BLOCKS_PER_SM;
+}
+// NVIDIA blocks of 128 threads resident per SM for them at `rows` rows a block: 16 (32
+// registers) at one, so more of candle's blocks overlap; at two 12 (40) for q4_0 and q4_K, 8 (64)
+// for q2_K, q3_K and q6_K, whose two rows spill under 40.
+constexpr int mmvq_row_blocks_per_sm(int block_bytes, int rows) {
+#ifdef HKB_MMVQ_ROW_BLOCKS_PER_SM
+  (void)block_bytes, (void)rows;
+  return HKB_MMVQ_ROW_BLOCKS_PER_SM;
+#else
+  return rows == 1 ? 16 : block_bytes == 18 || block_bytes == 144 ? 12 : 8;
+#endif
+}
 
 // Wide items (quantized/blockdot.h) a thread of a batch-1 MMVQ row loads before its first dot
 // product: one; two or four hold more registers and measured slower

@@ -52,17 +52,17 @@ struct Words {
     Words w;
     if constexpr (A == 4) {
       static_assert(B % 4 == 0, "4-aligned blocks of 4n bytes");
-      w.head = ld32<4>(p);
+      w.head = ldw32<4>(p);
 #pragma unroll
-      for (int j = 0; j < kBody; ++j) w.body[j] = ld32<4>(p + 4 + 4 * j);
+      for (int j = 0; j < kBody; ++j) w.body[j] = ldw32<4>(p + 4 + 4 * j);
     } else {
       static_assert(A == 2 && B % 4 == 2, "2-aligned blocks of 4n + 2 bytes");
       const bool mid = (reinterpret_cast<uintptr_t>(p) & 2u) != 0;
-      const uint32_t h = ld16<2>(mid ? p : p + B - 2);
+      const uint32_t h = ldw16<2>(mid ? p : p + B - 2);
       const uint8_t* q = p + (mid ? 2 : 0);
       uint32_t v[kBody];
 #pragma unroll
-      for (int j = 0; j < kBody; ++j) v[j] = ld32<4>(q + 4 * j);
+      for (int j = 0; j < kBody; ++j) v[j] = ldw32<4>(q + 4 * j);
       w.head = mid ? h : (v[0] & 0xFFFFu);
 #pragma unroll
       for (int j = 0; j < kBody; ++j) {
@@ -165,17 +165,17 @@ struct WideK4 {
     if (vec) {
       // 16-aligned super-blocks (every block of a 16-aligned matrix: 144 and 176 bytes are
       // multiples of 16), so are the head and the item's quants: two 16-byte loads.
-      const uint4 hv = *reinterpret_cast<const uint4*>(b);
-      const uint4 qv = *reinterpret_cast<const uint4*>(q);
+      const uint4 hv = load_streamed(reinterpret_cast<const uint4*>(b));
+      const uint4 qv = load_streamed(reinterpret_cast<const uint4*>(q));
       w.head[0] = hv.x, w.head[1] = hv.y, w.head[2] = hv.z, w.head[3] = hv.w;
       const uint32_t qw[4] = {qv.x, qv.y, qv.z, qv.w};
 #pragma unroll
       for (int j = 0; j < kW; ++j) x[j] = qw[j % 4];
     } else {
 #pragma unroll
-      for (int j = 0; j < 4; ++j) w.head[j] = ld32<4>(b + 4 * j);
+      for (int j = 0; j < 4; ++j) w.head[j] = ldw32<4>(b + 4 * j);
 #pragma unroll
-      for (int j = 0; j < kW; ++j) x[j] = ld32<4>(q + 4 * j);
+      for (int j = 0; j < kW; ++j) x[j] = ldw32<4>(q + 4 * j);
     }
 #pragma unroll
     for (int j = 0; j < kW; ++j) {
@@ -186,13 +186,13 @@ struct WideK4 {
       const uint8_t* qh = b + 16 + L * h;
       uint32_t hw[kW];
       if (vec) {
-        const uint4 v = *reinterpret_cast<const uint4*>(qh);
+        const uint4 v = load_streamed(reinterpret_cast<const uint4*>(qh));
         const uint32_t vw[4] = {v.x, v.y, v.z, v.w};
 #pragma unroll
         for (int j = 0; j < kW; ++j) hw[j] = vw[j % 4];
       } else {
 #pragma unroll
-        for (int j = 0; j < kW; ++j) hw[j] = ld32<4>(qh + 4 * j);
+        for (int j = 0; j < kW; ++j) hw[j] = ldw32<4>(qh + 4 * j);
       }
 #pragma unroll
       for (int j = 0; j < kW; ++j) {
@@ -257,8 +257,8 @@ HKB_DEVICE void span_words(const uint8_t* q, bool mid, uint32_t (&w)[L / 4]) {
   constexpr int n = L / 4;
   uint32_t v[n - 1];
 #pragma unroll
-  for (int m = 0; m < n - 1; ++m) v[m] = ld32<4>(q + (mid ? 2 : 0) + 4 * m);
-  const uint32_t a = ld16<2>(mid ? q : q + L - 4), b = ld16<2>(q + L - 2);
+  for (int m = 0; m < n - 1; ++m) v[m] = ldw32<4>(q + (mid ? 2 : 0) + 4 * m);
+  const uint32_t a = ldw16<2>(mid ? q : q + L - 4), b = ldw16<2>(q + L - 2);
   if (mid) {
     w[0] = a | (v[0] << 16);
 #pragma unroll
@@ -338,10 +338,10 @@ struct WideQ2 {
     const int n = i / kPer, l = (i % kPer) * L;
     uint32_t x[kW];
 #pragma unroll
-    for (int m = 0; m < kW; ++m) x[m] = ld32<4>(b + Q2_K::kQs + 32 * n + l + 4 * m);
+    for (int m = 0; m < kW; ++m) x[m] = ldw32<4>(b + Q2_K::kQs + 32 * n + l + 4 * m);
     View w;
-    w.sc = every_other_byte(ld32<4>(b + 8 * n), ld32<4>(b + 8 * n + 4), l / 16);
-    w.dm = ld32<4>(b + Q2_K::kDm);
+    w.sc = every_other_byte(ldw32<4>(b + 8 * n), ldw32<4>(b + 8 * n + 4), l / 16);
+    w.dm = ldw32<4>(b + Q2_K::kDm);
 #pragma unroll
     for (int k = 0; k < 4; ++k) {
 #pragma unroll
@@ -395,7 +395,7 @@ struct WideQ3 {
     span_words<L>(b + l, mid, h);
     span_words<12>(b + Q3_K::kScales, mid, s);
     View w;
-    w.d = half_lo(ld16<2>(b + Q3_K::kD));
+    w.d = half_lo(ldw16<2>(b + Q3_K::kD));
     // Groups 8 n + 2 k + s0: low nibbles from bytes 2 k + s0, high bits from byte 8 + s0 (k even)
     // or 10 + s0 (k odd) at bits 4 n + 2 (k / 2), placed as every_other_byte places the lows.
     const uint32_t lo = (every_other_byte(s[0], s[1], l / 16) >> (4 * n)) & 0x0F0F0F0Fu;
@@ -440,7 +440,7 @@ struct WideQ6 {
     span_words<L>(b + 128 + 32 * n + l, mid, h);
     span_words<8>(b + 192 + 8 * n, mid, s);
     View w;
-    w.d = half_lo(ld16<2>(b + 208));
+    w.d = half_lo(ldw16<2>(b + 208));
     // Byte by byte: every_other_byte here made ptxas spill cuda7 (docs/performance-h200b.md).
     const int s0 = l / 16;
     w.sc = 0;

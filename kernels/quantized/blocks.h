@@ -34,6 +34,23 @@ HKB_DEVICE uint32_t ld32(const uint8_t* p) {
     return ld16<A>(p) | (ld16<A>(p + 2) << 16);
   }
 }
+// ld16 / ld32 of weights a row product reads once (MMVQ): load_streamed (common/platform.h).
+template <int A>
+HKB_DEVICE uint32_t ldw16(const uint8_t* p) {
+  if constexpr (A >= 2) {
+    return load_streamed(reinterpret_cast<const unsigned short*>(p));
+  } else {
+    return ld16<A>(p);
+  }
+}
+template <int A>
+HKB_DEVICE uint32_t ldw32(const uint8_t* p) {
+  if constexpr (A >= 4) {
+    return load_streamed(reinterpret_cast<const unsigned int*>(p));
+  } else {
+    return ldw16<A>(p) | (ldw16<A>(p + 2) << 16);
+  }
+}
 
 // The fifth bits of four values (bits 0..3 of h) as bit 4 of each byte: the multiply puts bit i at
 // 8 i + 4, and no two of its terms overlap.

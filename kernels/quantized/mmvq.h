@@ -1,7 +1,8 @@
 // mul_mat_vec_<format>_q8_1_cuda<NCOLS>: dst[c * nrows_dst + row] = weight row `row` (ncols_x
 // values of the format) . q8_1 column c (columns nrows_y values apart, candle's k_padded), for
 // NCOLS columns. candle's geometry: NCOLS = 1 gives a GPU block one row (grid nrows, block
-// (32, 4)); NCOLS 2..8 give it two rows (grid ceil(nrows / 2), block (32, 4) or (32, 2)). Any
+// (32, 4); for some formats every other block takes two and the rest leave, tuning::mmvq_rows1);
+// NCOLS 2..8 give it two rows (grid ceil(nrows / 2), block (32, 4) or (32, 2)). Any
 // block of at most kMaxThreads threads, a multiple of 32, works; rows past nrows_x are never
 // written (candle writes one float past an odd nrows). dst is stored, not accumulated into: the
 // caller's zeroing is not needed.
@@ -9,8 +10,10 @@
 // Threads step over the row's items: blockdot.h's wide ones (a whole block of the 32-value
 // formats, 32 values of the K-quants), and vecdot.h's 8-value ones for q2_K to q5_K at batches
 // over 2 (q3_K: over 1; blockdot.h's kMaxCols). Each item's weights are decoded once and used for
-// every column. Reduction: xor shuffles of width 32 (a 32-thread row of the block, half of a
-// 64-lane CDNA wave, all of an NVIDIA warp or RDNA wave), then shared memory across the rows.
+// every column; the weights are loaded evict-first on NVIDIA (blocks.h: ldw16, ldw32), the
+// activations, which every row reads again, plainly. Reduction: xor shuffles of width 32 (a
+// 32-thread row of the block, half of a 64-lane CDNA wave, all of an NVIDIA warp or RDNA wave),
+// then shared memory across the rows.
 #pragma once
 
 #include <type_traits>
@@ -31,6 +34,11 @@ struct Aligned16<W, std::void_t<typename W::Aligned>> {
 };
 
 constexpr int kMmvqMaxThreads = 128;
+// The NVIDIA register cap of format F's batch-1 row product at kRows1 rows a block (tuning.h).
+template <typename F, int kRows1 = hkb::tuning::mmvq_rows1(F::kBytes)>
+constexpr int mmvq_row_blocks_per_sm() {
+  return hkb::tuning::mmvq_row_blocks_per_sm(F::kBytes, kRows1);
+}
 
 // Sums each thread's acc[r][c] over the block and stores row row0 + r of column c. Within each
 // 32-thread row: five xor shuffles a sum, or (kV = kRows * NCOLS <= tuning::kMmvqButterflySums)
@@ -133,15 +141,19 @@ HKB_DEVICE void mmvq_rows(const uint8_t* const (&wrow)[kRows], const uint8_t* y,
   }
 }
 
-template <typename F, int NCOLS>
+// kRows1: rows a working block of a batch-1 grid of a block a row takes (tuning::mmvq_rows1):
+// above 1, every kRows1-th block takes that many (one activation load for them all) and the
+// others leave at once.
+template <typename F, int NCOLS, int kRows1 = hkb::tuning::mmvq_rows1(F::kBytes)>
 HKB_DEVICE void mmvq(const void* __restrict__ vx, const void* __restrict__ vy,
                      float* __restrict__ dst, int ncols_x, int nrows_x, int nrows_y,
                      int nrows_dst) {
-  constexpr int kRows = NCOLS == 1 ? 1 : 2;
+  constexpr int kRows = NCOLS == 1 ? kRows1 : 2;
   constexpr int kGroups = kMmvqMaxThreads / 32;
   __shared__ float partial[kGroups][kRows * NCOLS];
 
-  const int row0 = static_cast<int>(blockIdx.x) * kRows;
+  if (NCOLS == 1 && kRows > 1 && blockIdx.x % kRows != 0) return;
+  const int row0 = static_cast<int>(blockIdx.x) * (NCOLS == 1 ? 1 : kRows);
   if (row0 >= nrows_x) return;  // the whole block: before any barrier
   const int tid = static_cast<int>(threadIdx.x + blockDim.x * threadIdx.y);
   const int threads = static_cast<int>(blockDim.x * blockDim.y);

@@ -93,7 +93,7 @@ template <>
 struct Vec<Q2_K> : Groups16<true> {
   static HKB_DEVICE W8 load(const uint8_t* b, int i) {
     const uint8_t* q = b + 16 + 32 * (i >> 2) + 8 * (i & 3);
-    const uint32_t w0 = ld32<4>(q), w1 = ld32<4>(q + 4), dm = ld32<4>(b + 80);
+    const uint32_t w0 = ldw32<4>(q), w1 = ldw32<4>(q + 4), dm = ldw32<4>(b + 80);
     W8 w;
     w.d = half_lo(dm), w.dmin = half_hi(dm), w.sc = 0;
 #pragma unroll
@@ -122,9 +122,9 @@ struct Vec<Q3_K> : Groups16<false> {
     const int n = i >> 2;
     const uint8_t* q = b + 32 + 32 * n + 8 * (i & 3);
     const uint8_t* hm = b + 8 * (i & 3);
-    const uint32_t w0 = ld32<2>(q), w1 = ld32<2>(q + 4), h0 = ld32<2>(hm), h1 = ld32<2>(hm + 4);
+    const uint32_t w0 = ldw32<2>(q), w1 = ldw32<2>(q + 4), h0 = ldw32<2>(hm), h1 = ldw32<2>(hm + 4);
     W8 w;
-    w.d = half_lo(ld16<2>(b + 108)), w.dmin = 0.0f, w.sc = 0;
+    w.d = half_lo(ldw16<2>(b + 108)), w.dmin = 0.0f, w.sc = 0;
 #pragma unroll
     for (int k = 0; k < 4; ++k) {
       const int bit = 4 * n + k;
@@ -156,7 +156,7 @@ template <int Q>
 HKB_DEVICE W4 load_k4(const uint8_t* b, int i) {
   const int c = i >> 2;
   const uint8_t* q = b + Q + 32 * c + 8 * (i & 3);
-  const uint32_t w[2] = {ld32<4>(q), ld32<4>(q + 4)}, dm = ld32<4>(b);
+  const uint32_t w[2] = {ldw32<4>(q), ldw32<4>(q + 4)}, dm = ldw32<4>(b);
   const uint32_t g0 = 2 * c, g1 = 2 * c + 1;
   W4 r;
 #pragma unroll
@@ -199,7 +199,7 @@ struct Vec<Q5_K> {
     W4 w = load_k4<48>(b, i);
     const int c = i >> 2;
     const uint8_t* h = b + 16 + 8 * (i & 3);
-    const uint32_t hw[2] = {ld32<4>(h), ld32<4>(h + 4)};
+    const uint32_t hw[2] = {ldw32<4>(h), ldw32<4>(h + 4)};
 #pragma unroll
     for (int j = 0; j < 2; ++j) {
       w.lo[j] |= static_cast<int>(((hw[j] >> (2 * c)) & kOnes) << 4);
