@@ -4,7 +4,9 @@ default: weights rotated over >= 256 MB, % of a 256 MiB device-to-device copy in
 MMVQ kernels (mode `mmvq`: batch 1 of every format and a few batches and shapes; mode `cuda1`:
 batch 1 of every format at 14336x4096, 4096x14336 and 128256x4096; mode `batch`:
 every format at batches 2-8; the same rotation and %, bytes = weights + q8_1 columns + outputs),
-its DMMV kernels (mode `dmmv`: bytes = weights + f32 activations + outputs) or its MMQ kernels
+its DMMV kernels (mode `dmmv`: bytes = weights + f32 activations + outputs), #19's table with
+the MoE kernels at batch 1 (mode `issue19`; mode `profile` launches base.cubin's kernels of it
+once each, for ncu) or its MMQ kernels
 (mode `mmq`: 14336x4096 weights times 512 q8_1 columns, TOP/s = 2 n k cols / time)
 from several sm_90 cubins, timed side by side with cupy under candle's grids, their outputs
 compared bit by bit with base.cubin's.
@@ -19,7 +21,7 @@ import glob
 import os
 import sys
 
-MODES = ("decode", "mmvq", "cuda1", "batch", "dmmv", "mmq")
+MODES = ("decode", "mmvq", "cuda1", "batch", "dmmv", "mmq", "issue19", "profile")
 mode = sys.argv[2] if len(sys.argv) == 3 else "decode"
 if (len(sys.argv) not in (2, 3) or mode not in MODES or
         not os.path.isfile(os.path.join(sys.argv[1], "base.cubin"))):
@@ -33,6 +35,9 @@ import numpy as np  # noqa: E402
 names = sorted(os.path.splitext(os.path.basename(p))[0] for p in glob.glob(d + "/*.cubin"))
 names.remove("base")
 names = ["base"] + names
+PROFILE = mode == "profile"  # #19's kernels of base.cubin, launched once each (for ncu)
+if PROFILE:
+    names = ["base"]
 dev = cp.cuda.Device(0)
 sms = dev.attributes["MultiProcessorCount"]
 mods = {}
@@ -48,6 +53,8 @@ ev0, ev1 = cp.cuda.Event(), cp.cuda.Event()
 
 
 def timeit(fn, reps=20, batches=7):
+    if PROFILE:
+        return 1.0
     fn(0)
     cp.cuda.Device().synchronize()
     best = []
@@ -224,6 +231,30 @@ def dmmv_case(fmt, n=14336, k=4096):
     del ws
 
 
+def moe_case(fmt, batch=1, topk=2, experts=8, n=14336, k=4096):
+    """indexed_moe_forward_<fmt>_q8_1 under candle's grid (n, batch, topk) x (32, 4): launch r
+    takes experts 2 r, 2 r + 1, ... (mod experts), so that the experts' weights (>= 256 MB
+    together) rotate; bytes = the experts used + the inputs + the outputs."""
+    vals, nbytes = MMQ[fmt][:2]
+    kp = (k + 511) // 512 * 512
+    ebytes = n * (k // vals) * nbytes
+    w = small_bytes(experts * ebytes)
+    y = small_bytes(batch * kp // 32 * 36)
+    slots = batch * topk
+    ids = [cp.asarray(np.array([(slots * r + j) % experts for j in range(slots)], dtype=np.uint32))
+           for r in range(experts)]
+    out = cp.empty(slots * n, dtype=cp.float32)
+    name = ("indexed_moe_forward_" + (fmt.replace("_", "").lower() if fmt.endswith("K") else fmt)
+            + "_q8_1")
+    moved = min(slots, experts) * ebytes + batch * kp // 32 * 36 + slots * n * 4
+    time_variants(f"{name} {experts}x{n}x{k} top{topk} b{batch}", name, (n, batch, topk),
+                  (32, 4, 1),
+                  lambda r: (w, y, ids[r % experts], out, np.int32(n), np.int32(k),
+                             np.int32(batch), np.int32(topk), np.int32(kp), np.int32(1)),
+                  out, pct_of_copy(moved))
+    del w
+
+
 if mode == "mmvq":
     for fmt in MMQ:
         mmvq_case(fmt, 1)
@@ -256,6 +287,25 @@ elif mode == "batch":
     for fmt, ncols in (("q4_0", 4), ("q4_0", 8), ("q4_K", 4), ("q4_K", 8)):
         mmvq_case(fmt, ncols, 128256, 4096)
         cp.get_default_memory_pool().free_all_blocks()
+elif mode in ("issue19", "profile"):
+    # #19's table (MMVQ batch 1, 4, 8 of q4_0 / q4_K, batch 1 of q8_0 / q6_K, DMMV q4_0 / q4_k) at
+    # its three shapes, the MoE kernels at batch 1, then batches 2-7 of q4_0, q8_0 and q5_1.
+    for n, k in ((14336, 4096), (4096, 14336), (128256, 4096)):
+        for fmt, ncols in (("q4_0", 1), ("q8_0", 1), ("q4_K", 1), ("q6_K", 1), ("q4_0", 4),
+                           ("q4_0", 8), ("q4_K", 4), ("q4_K", 8)):
+            mmvq_case(fmt, ncols, n, k)
+            cp.get_default_memory_pool().free_all_blocks()
+        for fmt in ("q4_0", "q4_K"):
+            dmmv_case(fmt, n, k)
+            cp.get_default_memory_pool().free_all_blocks()
+    for fmt in ("q2_K", "q3_K", "q4_K", "q5_K", "q6_K", "q8_0"):
+        moe_case(fmt)
+        cp.get_default_memory_pool().free_all_blocks()
+    if not PROFILE:
+        for fmt in ("q4_0", "q8_0", "q5_1"):
+            for ncols in (2, 3, 5, 6, 7):
+                mmvq_case(fmt, ncols)
+                cp.get_default_memory_pool().free_all_blocks()
 elif mode == "mmq":
     for fmt in MMQ:
         mmq_case(fmt)
