@@ -17,39 +17,35 @@
 
 namespace hkb::quant {
 
-// 16 and 32 bits at byte p, little-endian, where p is a multiple of A (1, 2 or 4).
-template <int A>
+// 16 and 32 bits at byte p, little-endian, where p is a multiple of A (1, 2 or 4); kStreamed:
+// data read once (load_streamed, common/platform.h), for the weights of a row product (MMVQ).
+template <int A, bool kStreamed = false>
 HKB_DEVICE uint32_t ld16(const uint8_t* p) {
   if constexpr (A >= 2) {
-    return *reinterpret_cast<const uint16_t*>(p);
+    const auto* q = reinterpret_cast<const uint16_t*>(p);
+    if constexpr (kStreamed) return load_streamed(q);
+    return *q;
   } else {
     return p[0] | (static_cast<uint32_t>(p[1]) << 8);
   }
 }
-template <int A>
+template <int A, bool kStreamed = false>
 HKB_DEVICE uint32_t ld32(const uint8_t* p) {
   if constexpr (A >= 4) {
-    return *reinterpret_cast<const uint32_t*>(p);
+    const auto* q = reinterpret_cast<const uint32_t*>(p);
+    if constexpr (kStreamed) return load_streamed(q);
+    return *q;
   } else {
-    return ld16<A>(p) | (ld16<A>(p + 2) << 16);
+    return ld16<A, kStreamed>(p) | (ld16<A, kStreamed>(p + 2) << 16);
   }
 }
-// ld16 / ld32 of weights a row product reads once (MMVQ): load_streamed (common/platform.h).
 template <int A>
 HKB_DEVICE uint32_t ldw16(const uint8_t* p) {
-  if constexpr (A >= 2) {
-    return load_streamed(reinterpret_cast<const unsigned short*>(p));
-  } else {
-    return ld16<A>(p);
-  }
+  return ld16<A, true>(p);
 }
 template <int A>
 HKB_DEVICE uint32_t ldw32(const uint8_t* p) {
-  if constexpr (A >= 4) {
-    return load_streamed(reinterpret_cast<const unsigned int*>(p));
-  } else {
-    return ldw16<A>(p) | (ldw16<A>(p + 2) << 16);
-  }
+  return ld32<A, true>(p);
 }
 
 // The fifth bits of four values (bits 0..3 of h) as bit 4 of each byte: the multiply puts bit i at
