@@ -221,6 +221,12 @@ __device__ void fast_reduce(uint64_t src_numel, uint64_t group, uint64_t nd, con
   uint32_t per_mp = hkb::tuning::kFastThreadsPerMP / 1024;
   if (per_mp > 1 && group * sizeof(T) <= short_row_bytes) per_mp = 1;
   uint32_t blocks = block_threads() >= 1024 ? hkb::multiprocessors() * per_mp : kFastBlocks;
+  if (hkb::tuning::kFastShortRowsHalfSM && block_threads() < 1024 &&
+      group * sizeof(T) <= short_row_bytes) {
+    uint32_t half = hkb::tuning::kFastThreadsPerMP / 2 / block_threads();
+    if (half == 0) half = 1;
+    if (blocks > hkb::multiprocessors() * half) blocks = hkb::multiprocessors() * half;
+  }
   if (blocks > kFastBlocks) blocks = kFastBlocks;
   if (blocks > gridDim.x) blocks = gridDim.x;
   if (blocks == 0) blocks = 1;
