@@ -259,9 +259,8 @@ constexpr uint32_t kFastThreadsPerMP = HKB_FAST_THREADS_PER_MP;
 #endif
 constexpr uint64_t kFastShortRowBytes = HKB_FAST_SHORT_ROW_BYTES;
 // 1: over such rows, blocks of under 1024 threads also keep to half of a multiprocessor's threads
-// (kFastThreadsPerMP / 2), as the 1024-thread ones do: 1024 busy blocks of 256 threads fill every
-// multiprocessor of an H100, so the idle blocks of candle's grid retire only after the work
-// (fast_sum_f32 65536x256: 61 us, 41 of them the empty grid's). 0 until timed.
+// (kFastThreadsPerMP / 2), as the 1024-thread ones do, so that candle's idle blocks find room to
+// retire during the work (docs/performance-round2f.md); 0 until timed.
 #ifndef HKB_FAST_SHORT_ROWS_HALF_SM
 #define HKB_FAST_SHORT_ROWS_HALF_SM 0
 #endif

@@ -78,9 +78,8 @@ constexpr int mmvq_row_blocks_per_sm(int block_bytes, int rows) {
 #endif
 }
 
-// NVIDIA blocks of 128 threads resident per SM for MMVQ at batches 2-8 (64 registers at 8).
-// Unspilled at 6 and 4 (80 and up to 126 registers, sm_90) but not timed yet; 10 (48) measured
-// slower (docs/performance-h200b.md, docs/performance-round2f.md).
+// NVIDIA blocks of 128 threads resident per SM for MMVQ at batches 2-8: 8 (64 registers); fewer
+// blocks with more registers each are untimed (docs/performance-round2f.md).
 #ifndef HKB_MMVQ_BATCH_BLOCKS_PER_SM
 #define HKB_MMVQ_BATCH_BLOCKS_PER_SM 8
 #endif

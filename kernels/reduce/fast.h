@@ -218,11 +218,11 @@ __device__ void fast_reduce(uint64_t src_numel, uint64_t group, uint64_t nd, con
   constexpr uint32_t V = 16 / sizeof(T);
   if (blockIdx.x >= kFastBlocks) return;  // idle on the index alone
   // Blocks below 1024 threads keep the fixed count: many of them fit a multiprocessor.
+  const bool short_rows = group * sizeof(T) <= short_row_bytes;
   uint32_t per_mp = hkb::tuning::kFastThreadsPerMP / 1024;
-  if (per_mp > 1 && group * sizeof(T) <= short_row_bytes) per_mp = 1;
+  if (per_mp > 1 && short_rows) per_mp = 1;
   uint32_t blocks = block_threads() >= 1024 ? hkb::multiprocessors() * per_mp : kFastBlocks;
-  if (hkb::tuning::kFastShortRowsHalfSM && block_threads() < 1024 &&
-      group * sizeof(T) <= short_row_bytes) {
+  if (hkb::tuning::kFastShortRowsHalfSM && block_threads() < 1024 && short_rows) {
     uint32_t half = hkb::tuning::kFastThreadsPerMP / 2 / block_threads();
     if (half == 0) half = 1;
     if (blocks > hkb::multiprocessors() * half) blocks = hkb::multiprocessors() * half;
