@@ -92,8 +92,8 @@ HKB_GET_ROWS_PLAIN(bf16, hkb::bf16)
 #include "quantized/mmvq.h"
 
 #define HKB_DMMV_KERNEL HKB_GLOBAL void HKB_OCCUPANCY(64, 16)
-// MMVQ: batches 2-8 tuning::kMmvqBatchBlocksPerSM blocks of 128 threads per SM on NVIDIA;
-// batch-1 row products their format's mmvq_row_blocks_per_sm (tuning_quantized.h).
+// MMVQ: NVIDIA blocks of 128 threads per SM by format, batch-1 row products their
+// mmvq_row_blocks_per_sm, batches 2-8 mmvq_batch_blocks_per_sm (tuning_quantized.h).
 #define HKB_MMVQ_KERNEL(MIN_BLOCKS) HKB_GLOBAL void HKB_OCCUPANCY(128, MIN_BLOCKS)
 
 #define HKB_DMMV(NAME, F)                                                                \
@@ -126,15 +126,15 @@ HKB_DMMV_KERNEL dequantize_mul_mat_vec_q5_k(const void* __restrict__ vx,
                                    const int nrows_y, const int nrows_dst) {                      \
     q::mmvq<q::F, N>(vx, vy, dst, ncols_x, nrows_x, nrows_y, nrows_dst);                          \
   }
-#define HKB_MMVQ(TAG, F)                                    \
-  HKB_MMVQ_1(TAG, F, 1, q::mmvq_row_blocks_per_sm<q::F>())  \
-  HKB_MMVQ_1(TAG, F, 2, hkb::tuning::kMmvqBatchBlocksPerSM) \
-  HKB_MMVQ_1(TAG, F, 3, hkb::tuning::kMmvqBatchBlocksPerSM) \
-  HKB_MMVQ_1(TAG, F, 4, hkb::tuning::kMmvqBatchBlocksPerSM) \
-  HKB_MMVQ_1(TAG, F, 5, hkb::tuning::kMmvqBatchBlocksPerSM) \
-  HKB_MMVQ_1(TAG, F, 6, hkb::tuning::kMmvqBatchBlocksPerSM) \
-  HKB_MMVQ_1(TAG, F, 7, hkb::tuning::kMmvqBatchBlocksPerSM) \
-  HKB_MMVQ_1(TAG, F, 8, hkb::tuning::kMmvqBatchBlocksPerSM)
+#define HKB_MMVQ(TAG, F)                                          \
+  HKB_MMVQ_1(TAG, F, 1, q::mmvq_row_blocks_per_sm<q::F>())        \
+  HKB_MMVQ_1(TAG, F, 2, (q::mmvq_batch_blocks_per_sm<q::F, 2>())) \
+  HKB_MMVQ_1(TAG, F, 3, (q::mmvq_batch_blocks_per_sm<q::F, 3>())) \
+  HKB_MMVQ_1(TAG, F, 4, (q::mmvq_batch_blocks_per_sm<q::F, 4>())) \
+  HKB_MMVQ_1(TAG, F, 5, (q::mmvq_batch_blocks_per_sm<q::F, 5>())) \
+  HKB_MMVQ_1(TAG, F, 6, (q::mmvq_batch_blocks_per_sm<q::F, 6>())) \
+  HKB_MMVQ_1(TAG, F, 7, (q::mmvq_batch_blocks_per_sm<q::F, 7>())) \
+  HKB_MMVQ_1(TAG, F, 8, (q::mmvq_batch_blocks_per_sm<q::F, 8>()))
 HKB_MMVQ(q4_0, Q4_0)
 HKB_MMVQ(q4_1, Q4_1)
 HKB_MMVQ(q5_0, Q5_0)

@@ -78,12 +78,19 @@ constexpr int mmvq_row_blocks_per_sm(int block_bytes, int rows) {
 #endif
 }
 
-// NVIDIA blocks of 128 threads resident per SM for MMVQ at batches 2-8: 8 (64 registers); fewer
-// blocks with more registers each are untimed (docs/performance-round2f.md).
-#ifndef HKB_MMVQ_BATCH_BLOCKS_PER_SM
-#define HKB_MMVQ_BATCH_BLOCKS_PER_SM 8
+// NVIDIA blocks of 128 threads resident per SM for MMVQ at batch `ncols` (2-8), the format named
+// by its block's bytes: 8 (64 registers), but for q2_K (84) at batches 4-8 and q3_K (110) at 8,
+// which spill under 64 and run faster at 6 (80) or, q2_K from batch 6, 4 (128)
+// (docs/performance-round2g.md).
+constexpr int mmvq_batch_blocks_per_sm(int block_bytes, int ncols) {
+#ifdef HKB_MMVQ_BATCH_BLOCKS_PER_SM
+  (void)block_bytes, (void)ncols;
+  return HKB_MMVQ_BATCH_BLOCKS_PER_SM;
+#else
+  if (block_bytes == 84 && ncols >= 4) return ncols >= 6 ? 4 : 6;
+  return block_bytes == 110 && ncols == 8 ? 6 : 8;
 #endif
-constexpr int kMmvqBatchBlocksPerSM = HKB_MMVQ_BATCH_BLOCKS_PER_SM;
+}
 
 // Wide items (quantized/blockdot.h) a thread of a batch-1 MMVQ row loads before its first dot
 // product: one; two or four hold more registers and measured slower

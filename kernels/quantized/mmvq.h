@@ -40,6 +40,12 @@ constexpr int mmvq_row_blocks_per_sm() {
   return hkb::tuning::mmvq_row_blocks_per_sm(F::kBytes, kRows1);
 }
 
+// The NVIDIA register cap of format F's product at batch NCOLS (2-8; tuning.h).
+template <typename F, int NCOLS>
+constexpr int mmvq_batch_blocks_per_sm() {
+  return hkb::tuning::mmvq_batch_blocks_per_sm(F::kBytes, NCOLS);
+}
+
 // Sums each thread's acc[r][c] over the block and stores row row0 + r of column c. Within each
 // 32-thread row: five xor shuffles a sum, or (kV = kRows * NCOLS <= tuning::kMmvqButterflySums)
 // the kV sums down a halving butterfly: at mask m a lane keeps half of its values and adds its
