@@ -260,9 +260,9 @@ constexpr uint32_t kFastThreadsPerMP = HKB_FAST_THREADS_PER_MP;
 constexpr uint64_t kFastShortRowBytes = HKB_FAST_SHORT_ROW_BYTES;
 // 1: over such rows, blocks of under 1024 threads also keep to half of a multiprocessor's threads
 // (kFastThreadsPerMP / 2), as the 1024-thread ones do, so that candle's idle blocks find room to
-// retire during the work (docs/performance-round2f.md); 0 until timed.
+// retire during the work (fast_sum_f32 65536x256: docs/performance-round2g.md).
 #ifndef HKB_FAST_SHORT_ROWS_HALF_SM
-#define HKB_FAST_SHORT_ROWS_HALF_SM 0
+#define HKB_FAST_SHORT_ROWS_HALF_SM 1
 #endif
 constexpr bool kFastShortRowsHalfSM = HKB_FAST_SHORT_ROWS_HALF_SM != 0;
 #ifndef HKB_FAST_SHORT_ROW_BYTES_ARG
