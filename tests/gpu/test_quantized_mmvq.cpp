@@ -148,10 +148,12 @@ std::string mmvq_name(QType t, int b) {
 }
 
 // Beyond candle's launch: the weights `w_offset` bytes past an allocation's start, blocks of
-// `threads` threads (0: candle's), a grid of `grid` blocks (0: candle's).
+// `threads` threads (0: candle's), a grid of `grid` blocks (0: candle's), the q8_1 columns
+// `y_offset` bytes past an allocation's start.
 struct Launch {
   size_t w_offset = 0;
   uint32_t threads = 0, grid = 0;
+  size_t y_offset = 0;
 };
 
 // One launch of mul_mat_vec_<t>_q8_1_cuda<b> with candle's grid and block; dst rows nrows_dst
@@ -161,7 +163,8 @@ void check_mmvq(MmvqTest& t, QType type, int b, size_t k, size_t nrows, Scales s
   SCOPED_TRACE(mmvq_name(type, b) + " k " + std::to_string(k) + " nrows " + std::to_string(nrows) +
                " nrows_dst " + std::to_string(nrows_dst) + " offset " +
                std::to_string(launch.w_offset) + " threads " + std::to_string(launch.threads) +
-               " grid " + std::to_string(launch.grid) + ", " + t.seed_note());
+               " grid " + std::to_string(launch.grid) + " y offset " +
+               std::to_string(launch.y_offset) + ", " + t.seed_note());
   const gg::QTypeInfo& in = gg::info(type);
   const size_t kp = gg::q8_1_padded(k), row_bytes = gg::row_bytes(type, k);
   const size_t col_bytes = kp / 32 * 36;
@@ -172,7 +175,9 @@ void check_mmvq(MmvqTest& t, QType type, int b, size_t k, size_t nrows, Scales s
   std::vector<uint8_t> placed(launch.w_offset, 0xEE);
   placed.insert(placed.end(), w.begin(), w.end());
   auto dw = t.device().upload(placed);
-  auto dy = t.device().upload(y);
+  std::vector<uint8_t> y_placed(launch.y_offset, 0xEE);
+  y_placed.insert(y_placed.end(), y.begin(), y.end());
+  auto dy = t.device().upload(y_placed);
   auto dd = t.device().upload(std::vector<float>(b * nrows_dst + kGuard, poison));
   uint32_t grid = b == 1 ? static_cast<uint32_t>(nrows) : static_cast<uint32_t>((nrows + 1) / 2);
   uint32_t by = b <= 4 ? 4 : 2;
@@ -180,7 +185,7 @@ void check_mmvq(MmvqTest& t, QType type, int b, size_t k, size_t nrows, Scales s
   if (launch.threads != 0) by = launch.threads / 32;
   hkb::LaunchArgs args;
   args.arg(static_cast<hkb_devptr>(dw.ptr() + launch.w_offset))
-      .arg(dy.ptr())
+      .arg(static_cast<hkb_devptr>(dy.ptr() + launch.y_offset))
       .arg(dd.ptr())
       .arg(static_cast<int>(k))
       .arg(static_cast<int>(nrows))
@@ -247,8 +252,9 @@ TEST_F(MmvqTest, MmvqExtremeScales) {
   }
 }
 
-// Beyond candle's launch: more blocks than row groups (the extra ones leave), blocks of 32 and 64
-// threads, and weights 4 bytes past 16-byte alignment.
+// Beyond candle's launch: more blocks than row groups (the extra ones leave), blocks of 32, 64
+// and 128 threads (batch 8: twice candle's), weights or q8_1 columns 4 bytes past 16-byte
+// alignment, the latter over a k whose last round of items holds fewer blocks.
 TEST_F(MmvqTest, MmvqLargerGridsOtherBlocksAndAlignment) {
   for (QType type : {QType::q4_0, QType::q5_1, QType::q8_0, QType::q2_K, QType::q3_K, QType::q4_K,
                      QType::q5_K, QType::q6_K}) {
@@ -257,7 +263,10 @@ TEST_F(MmvqTest, MmvqLargerGridsOtherBlocksAndAlignment) {
       check_mmvq(*this, type, b, 4096, 33, Scales::normal, 33, 9, 9, {0, 32, 0});
       check_mmvq(*this, type, b, 4096, 33, Scales::normal, 33, 9, 9, {0, 64, 0});
       check_mmvq(*this, type, b, 4096, 33, Scales::normal, 33, 9, 9, {4, 0, 0});
+      const size_t k_tail = is_super(type) ? 4352 : 4160;  // a last round of fewer blocks
+      check_mmvq(*this, type, b, k_tail, 33, Scales::normal, 33, 9, 9, {0, 0, 0, 4});
     }
+    check_mmvq(*this, type, 8, 4096, 33, Scales::normal, 33, 9, 9, {0, 128, 0});
   }
 }
 
