@@ -143,6 +143,14 @@ double block_magnitude(QType t, const uint8_t* w, const uint8_t* a) {
   return wmax * quantized_dot::q8_1_magnitude(a, in.block_values);
 }
 
+// `data` after `offset` copies of `fill`: an upload whose data starts `offset` elements in.
+template <typename T>
+std::vector<T> placed_after(size_t offset, T fill, const std::vector<T>& data) {
+  std::vector<T> v(offset, fill);
+  v.insert(v.end(), data.begin(), data.end());
+  return v;
+}
+
 std::string mmvq_name(QType t, int b) {
   return std::string("mul_mat_vec_") + gg::info(t).name + "_q8_1_cuda" + std::to_string(b);
 }
@@ -172,20 +180,16 @@ void check_mmvq(MmvqTest& t, QType type, int b, size_t k, size_t nrows, Scales s
   const std::vector<float> x = t.activations(static_cast<size_t>(b), k, zero_col, huge_col);
   const std::vector<uint8_t> y = gg::quantize_q8_1_rows(x.data(), static_cast<size_t>(b), k, kp);
   const float poison = gpu_test::poison<float>();
-  std::vector<uint8_t> placed(launch.w_offset, 0xEE);
-  placed.insert(placed.end(), w.begin(), w.end());
-  auto dw = t.device().upload(placed);
-  std::vector<uint8_t> y_placed(launch.y_offset, 0xEE);
-  y_placed.insert(y_placed.end(), y.begin(), y.end());
-  auto dy = t.device().upload(y_placed);
+  auto dw = t.device().upload(placed_after<uint8_t>(launch.w_offset, 0xEE, w));
+  auto dy = t.device().upload(placed_after<uint8_t>(launch.y_offset, 0xEE, y));
   auto dd = t.device().upload(std::vector<float>(b * nrows_dst + kGuard, poison));
   uint32_t grid = b == 1 ? static_cast<uint32_t>(nrows) : static_cast<uint32_t>((nrows + 1) / 2);
   uint32_t by = b <= 4 ? 4 : 2;
   if (launch.grid != 0) grid = launch.grid;
   if (launch.threads != 0) by = launch.threads / 32;
   hkb::LaunchArgs args;
-  args.arg(static_cast<hkb_devptr>(dw.ptr() + launch.w_offset))
-      .arg(static_cast<hkb_devptr>(dy.ptr() + launch.y_offset))
+  args.arg(dw.ptr(launch.w_offset))
+      .arg(dy.ptr(launch.y_offset))
       .arg(dd.ptr())
       .arg(static_cast<int>(k))
       .arg(static_cast<int>(nrows))
@@ -307,10 +311,8 @@ void check_dmmv(MmvqTest& t, QType type, size_t k, size_t nrows, Scales scales, 
   const std::vector<uint8_t> w = t.weights(type, nrows, k, scales);
   const std::vector<float> y = t.activations(1, k, zero_y ? 0 : 9, 9);
   const float poison = gpu_test::poison<float>();
-  std::vector<float> placed(launch.y_offset, poison);
-  placed.insert(placed.end(), y.begin(), y.end());
   auto dw = t.device().upload(w);
-  auto dy = t.device().upload(placed);
+  auto dy = t.device().upload(placed_after(launch.y_offset, poison, y));
   auto dd = t.device().upload(std::vector<float>(nrows + kGuard, poison));
   hkb::LaunchArgs args;
   args.arg(dw.ptr()).arg(dy.ptr(launch.y_offset)).arg(dd.ptr()).arg(static_cast<int>(k));
