@@ -258,7 +258,8 @@ TEST_F(MmvqTest, MmvqExtremeScales) {
 
 // Beyond candle's launch: more blocks than row groups (the extra ones leave), blocks of 32, 64
 // and 128 threads (batch 8: twice candle's), weights or q8_1 columns 4 bytes past 16-byte
-// alignment, the latter over a k whose last round of items holds fewer blocks.
+// alignment, and a k whose last round of items holds fewer blocks, with the columns aligned and 4
+// bytes past.
 TEST_F(MmvqTest, MmvqLargerGridsOtherBlocksAndAlignment) {
   for (QType type : {QType::q4_0, QType::q5_1, QType::q8_0, QType::q2_K, QType::q3_K, QType::q4_K,
                      QType::q5_K, QType::q6_K}) {
@@ -268,6 +269,7 @@ TEST_F(MmvqTest, MmvqLargerGridsOtherBlocksAndAlignment) {
       check_mmvq(*this, type, b, 4096, 33, Scales::normal, 33, 9, 9, {0, 64, 0});
       check_mmvq(*this, type, b, 4096, 33, Scales::normal, 33, 9, 9, {4, 0, 0});
       const size_t k_tail = is_super(type) ? 4352 : 4160;  // a last round of fewer blocks
+      check_mmvq(*this, type, b, k_tail, 33, Scales::normal, 33, 9, 9);
       check_mmvq(*this, type, b, k_tail, 33, Scales::normal, 33, 9, 9, {0, 0, 0, 4});
     }
     check_mmvq(*this, type, 8, 4096, 33, Scales::normal, 33, 9, 9, {0, 128, 0});
