@@ -40,11 +40,12 @@ HKB_DEVICE ActW<kW> load_actw(const uint8_t* y, int j0) {
 // A whole q8_1 block.
 using Act = ActW<8>;
 
-// A block as its first 2 (kAlign 2) or 4 (kAlign 4) bytes, `head`, and the rest as kBody words.
-// kAlign 2 blocks (B = 2 mod 4 bytes) sit at 0 or 2 mod 4: at 2, head is one 16-bit load and the
-// body whole words; at 0, the body's words straddle word boundaries and are put together from
-// the block's words and its last two bytes.
-template <int B, int A>
+// A block as its first 2 (kAlign 2) or 4 (kAlign 4) bytes, `head`, and the rest as kBody words,
+// from aligned loads only. kAlign 2 blocks (B = 2 mod 4 bytes) sit at 0 or 2 mod 4: at 2, head is
+// one 16-bit load and the body whole words; at 0, the body's words straddle word boundaries and
+// are put together from the block's words and its last two bytes. kStreamed: loaded evict-first
+// (MMVQ's weights, read once; MMQ's are read by every column tile).
+template <int B, int A, bool kStreamed = true>
 struct Words {
   static constexpr int kBody = (B - A) / 4;
   uint32_t head, body[kBody];
@@ -52,17 +53,17 @@ struct Words {
     Words w;
     if constexpr (A == 4) {
       static_assert(B % 4 == 0, "4-aligned blocks of 4n bytes");
-      w.head = ldw32<4>(p);
+      w.head = ld32<4, kStreamed>(p);
 #pragma unroll
-      for (int j = 0; j < kBody; ++j) w.body[j] = ldw32<4>(p + 4 + 4 * j);
+      for (int j = 0; j < kBody; ++j) w.body[j] = ld32<4, kStreamed>(p + 4 + 4 * j);
     } else {
       static_assert(A == 2 && B % 4 == 2, "2-aligned blocks of 4n + 2 bytes");
       const bool mid = (reinterpret_cast<uintptr_t>(p) & 2u) != 0;
-      const uint32_t h = ldw16<2>(mid ? p : p + B - 2);
+      const uint32_t h = ld16<2, kStreamed>(mid ? p : p + B - 2);
       const uint8_t* q = p + (mid ? 2 : 0);
       uint32_t v[kBody];
 #pragma unroll
-      for (int j = 0; j < kBody; ++j) v[j] = ldw32<4>(q + 4 * j);
+      for (int j = 0; j < kBody; ++j) v[j] = ld32<4, kStreamed>(q + 4 * j);
       w.head = mid ? h : (v[0] & 0xFFFFu);
 #pragma unroll
       for (int j = 0; j < kBody; ++j) {

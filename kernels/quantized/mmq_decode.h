@@ -19,7 +19,7 @@
 // The scalings are those of vecdot.h (MMVQ) and the CPU reference, so MMQ and MMVQ agree.
 #pragma once
 
-#include "quantized/vecdot.h"
+#include "quantized/blockdot.h"
 
 namespace hkb::quant {
 
@@ -107,9 +107,12 @@ template <>
 struct MmqFormat<Q8_0> {
   static constexpr MmqForm kForm = MmqForm::kScale;
   static constexpr int kRaw = 9;
+  // Aligned words (blockdot.h's Words): 9 loads where 16-bit halves take 17.
   static HKB_DEVICE void load(const uint8_t* b, int, uint32_t (&raw)[kRaw]) {
-    raw[0] = ld16<2>(b);
-    mmq_words<8>(b + 2, raw, 1);
+    const auto w = Words<Q8_0::kBytes, 2, false>::load(b);
+    raw[0] = w.head;
+#pragma unroll
+    for (int j = 0; j < 8; ++j) raw[1 + j] = w.body[j];
   }
   static HKB_DEVICE void decode(const uint32_t (&raw)[kRaw], int, uint32_t (&q)[8],
                                 uint32_t (&r)[1]) {
