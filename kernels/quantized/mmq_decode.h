@@ -109,7 +109,7 @@ struct MmqFormat<Q8_0> {
   static constexpr int kRaw = 9;
   // Aligned words (blockdot.h's Words): 9 loads where 16-bit halves take 17.
   static HKB_DEVICE void load(const uint8_t* b, int, uint32_t (&raw)[kRaw]) {
-    const auto w = Words<Q8_0::kBytes, 2, false>::load(b);
+    const auto w = Words<Q8_0::kBytes, Q8_0::kAlign, false>::load(b);
     raw[0] = w.head;
 #pragma unroll
     for (int j = 0; j < 8; ++j) raw[1 + j] = w.body[j];
