@@ -62,10 +62,14 @@ struct MmqLegacyOffset {
   static constexpr MmqForm kForm = MmqForm::kOffset;
   static constexpr float kS = kFifth ? -16.0f : -8.0f;
   static constexpr int kQh = 1, kQs = kFifth ? 2 : 1, kRaw = kQs + 4;
+  using F = Legacy<false, kFifth>;
+  // Aligned words (blockdot.h's Words), as q8_0 below: raw = d, [qh,] qs.
   static HKB_DEVICE void load(const uint8_t* b, int, uint32_t (&raw)[kRaw]) {
-    raw[0] = ld16<2>(b);
-    if constexpr (kFifth) raw[kQh] = ld32<2>(b + 2);
-    mmq_words<4>(b + (kFifth ? 6 : 2), raw, kQs);
+    const auto w = Words<F::kBytes, F::kAlign, false>::load(b);
+    static_assert(decltype(w)::kBody + 1 == kRaw, "d, then the body's words");
+    raw[0] = w.head;
+#pragma unroll
+    for (int j = 0; j + 1 < kRaw; ++j) raw[1 + j] = w.body[j];
   }
   static HKB_DEVICE void decode(const uint32_t (&raw)[kRaw], int, uint32_t (&q)[8],
                                 uint32_t (&r)[1]) {
