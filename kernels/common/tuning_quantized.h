@@ -92,6 +92,14 @@ constexpr int mmvq_batch_blocks_per_sm(int block_bytes, int ncols) {
 #endif
 }
 
+// Rows a working block of MMVQ at batches 2-8 (quantized/mmvq.h): 2, candle's; 4 makes every other
+// block of candle's grid take four rows (one activation load for them all) and the rest leave.
+#ifndef HKB_MMVQ_BATCH_ROWS
+#define HKB_MMVQ_BATCH_ROWS 2
+#endif
+constexpr int kMmvqBatchRows = HKB_MMVQ_BATCH_ROWS;
+static_assert(kMmvqBatchRows == 2 || kMmvqBatchRows == 4, "two or four rows a working block");
+
 // Wide items (quantized/blockdot.h) a thread of a batch-1 MMVQ row loads before its first dot
 // product: one; two or four hold more registers and measured slower
 // (docs/performance-quantized.md).

@@ -76,8 +76,8 @@ HKB_DEVICE void mmvq_store(float (&acc)[kRows][NCOLS], float (&partial)[kGroups]
       }
     }
   } else {
-    constexpr int kP = kV <= 1 ? 1 : kV <= 2 ? 2 : kV <= 4 ? 4 : kV <= 8 ? 8 : 16;
-    static_assert(kV <= 16, "at most 16 sums a thread");
+    constexpr int kP = kV <= 1 ? 1 : kV <= 2 ? 2 : kV <= 4 ? 4 : kV <= 8 ? 8 : kV <= 16 ? 16 : 32;
+    static_assert(kV <= 32, "at most 32 sums a thread");
     const int lane = tid & 31;
     float x[kP];
 #pragma unroll
@@ -154,12 +154,15 @@ template <typename F, int NCOLS, int kRows1 = hkb::tuning::mmvq_rows1(F::kBytes)
 HKB_DEVICE void mmvq(const void* __restrict__ vx, const void* __restrict__ vy,
                      float* __restrict__ dst, int ncols_x, int nrows_x, int nrows_y,
                      int nrows_dst) {
-  constexpr int kRows = NCOLS == 1 ? kRows1 : 2;
+  constexpr int kRows = NCOLS == 1 ? kRows1 : hkb::tuning::kMmvqBatchRows;
   constexpr int kGroups = kMmvqMaxThreads / 32;
   __shared__ float partial[kGroups][kRows * NCOLS];
 
-  if (NCOLS == 1 && kRows > 1 && blockIdx.x % kRows != 0) return;
-  const int row0 = static_cast<int>(blockIdx.x) * (NCOLS == 1 ? 1 : kRows);
+  // Blocks of candle's grid hold one row (batch 1) or two (batches 2-8) each: with more rows a
+  // working block, every kRows-th (kRows / 2-th) block works and the others leave at once.
+  constexpr int kGridRows = NCOLS == 1 ? 1 : 2;
+  if (kRows > kGridRows && blockIdx.x % (kRows / kGridRows) != 0) return;
+  const int row0 = static_cast<int>(blockIdx.x) * kGridRows;
   if (row0 >= nrows_x) return;  // the whole block: before any barrier
   const int tid = static_cast<int>(threadIdx.x + blockDim.x * threadIdx.y);
   const int threads = static_cast<int>(blockDim.x * blockDim.y);
