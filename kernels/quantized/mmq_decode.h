@@ -53,6 +53,17 @@ HKB_DEVICE void mmq_words(const uint8_t* p, uint32_t (&raw)[kRaw], int at) {
   for (int i = 0; i < n; ++i) raw[at + i] = ld32<2>(p + 4 * i);
 }
 
+// A 2-byte-aligned block of F as blockdot.h's aligned Words (plain loads: MMQ reads a block once a
+// column tile): raw = its first 16 bits, then the body's words.
+template <typename F, int kRaw>
+HKB_DEVICE void mmq_block_words(const uint8_t* b, uint32_t (&raw)[kRaw]) {
+  const auto w = Words<F::kBytes, F::kAlign, false>::load(b);
+  static_assert(decltype(w)::kBody + 1 == kRaw, "the head, then the body's words");
+  raw[0] = w.head;
+#pragma unroll
+  for (int j = 0; j + 1 < kRaw; ++j) raw[1 + j] = w.body[j];
+}
+
 template <typename F>
 struct MmqFormat;
 
@@ -62,14 +73,9 @@ struct MmqLegacyOffset {
   static constexpr MmqForm kForm = MmqForm::kOffset;
   static constexpr float kS = kFifth ? -16.0f : -8.0f;
   static constexpr int kQh = 1, kQs = kFifth ? 2 : 1, kRaw = kQs + 4;
-  using F = Legacy<false, kFifth>;
-  // Aligned words (blockdot.h's Words), as q8_0 below: raw = d, [qh,] qs.
+  // Aligned words: raw = d, [qh,] qs.
   static HKB_DEVICE void load(const uint8_t* b, int, uint32_t (&raw)[kRaw]) {
-    const auto w = Words<F::kBytes, F::kAlign, false>::load(b);
-    static_assert(decltype(w)::kBody + 1 == kRaw, "d, then the body's words");
-    raw[0] = w.head;
-#pragma unroll
-    for (int j = 0; j + 1 < kRaw; ++j) raw[1 + j] = w.body[j];
+    mmq_block_words<Legacy<false, kFifth>>(b, raw);
   }
   static HKB_DEVICE void decode(const uint32_t (&raw)[kRaw], int, uint32_t (&q)[8],
                                 uint32_t (&r)[1]) {
@@ -111,12 +117,9 @@ template <>
 struct MmqFormat<Q8_0> {
   static constexpr MmqForm kForm = MmqForm::kScale;
   static constexpr int kRaw = 9;
-  // Aligned words (blockdot.h's Words): 9 loads where 16-bit halves take 17.
+  // Aligned words: 9 loads where 16-bit halves take 17.
   static HKB_DEVICE void load(const uint8_t* b, int, uint32_t (&raw)[kRaw]) {
-    const auto w = Words<Q8_0::kBytes, Q8_0::kAlign, false>::load(b);
-    raw[0] = w.head;
-#pragma unroll
-    for (int j = 0; j < 8; ++j) raw[1 + j] = w.body[j];
+    mmq_block_words<Q8_0>(b, raw);
   }
   static HKB_DEVICE void decode(const uint32_t (&raw)[kRaw], int, uint32_t (&q)[8],
                                 uint32_t (&r)[1]) {
