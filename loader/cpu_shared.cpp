@@ -22,7 +22,7 @@ struct Section {
   uint64_t entsize;
 };
 
-constexpr uint32_t kSymtab = 2, kRela = 4;
+constexpr uint32_t kSymtab = 2, kRela = 4, kNobits = 8;
 constexpr uint64_t kExecInstr = 0x4;
 constexpr uint8_t kFunc = 2, kSection = 3, kTls = 6;
 constexpr uint16_t kMachineX86_64 = 62;
@@ -79,13 +79,16 @@ Status CpuSharedUsage::read(const uint8_t* elf, size_t size, std::string_view dy
     s = Section{get<uint32_t>(h),      get<uint32_t>(h + 4),  get<uint64_t>(h + 8),
                 get<uint64_t>(h + 16), get<uint64_t>(h + 24), get<uint64_t>(h + 32),
                 get<uint32_t>(h + 40), get<uint32_t>(h + 44), get<uint64_t>(h + 56)};
-    if (s.type != 8 /* NOBITS */ && (s.offset > size || s.size > size - s.offset))
+    if (s.type != kNobits && (s.offset > size || s.size > size - s.offset))
       return corrupt("section " + std::to_string(i) + " past the end of the file");
   }
   const Section* symtab = nullptr;
   for (const Section& s : sections)
     if (s.type == kSymtab) symtab = &s;
-  if (symtab == nullptr || symtab->entsize < 24 || symtab->link >= shnum) return Status::ok();
+  if (symtab == nullptr) return Status::ok();
+  // ELF64 fixes both entry sizes at 24; any other value would step past the checked sections.
+  if (symtab->entsize != 24 || symtab->link >= shnum || sections[symtab->link].type == kNobits)
+    return corrupt("symbol table with a bad entry size or string table");
   const Section& strtab = sections[symtab->link];
   auto name_at = [&](uint32_t off) -> std::string_view {
     if (off >= strtab.size) return {};
@@ -145,10 +148,13 @@ Status CpuSharedUsage::read(const uint8_t* elf, size_t size, std::string_view dy
   bool any = false;
   for (const Section& rela : sections) {
     if (rela.type != kRela || rela.link != static_cast<uint32_t>(symtab - sections.data()) ||
-        rela.info >= shnum || !(sections[rela.info].flags & kExecInstr) || rela.entsize < 24)
+        rela.info >= shnum || !(sections[rela.info].flags & kExecInstr))
       continue;
+    if (rela.entsize != 24)
+      return corrupt("relocation section with entries of " + std::to_string(rela.entsize) +
+                     " bytes, not 24");
     any = true;
-    for (uint64_t off = 0; off + 24 <= rela.size; off += rela.entsize) {
+    for (uint64_t off = 0; off + 24 <= rela.size; off += 24) {
       const uint8_t* r = elf + rela.offset + off;
       const int64_t from = function_at(get<uint64_t>(r));
       const uint64_t info = get<uint64_t>(r + 8);

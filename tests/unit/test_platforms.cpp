@@ -4,10 +4,12 @@
 #include <gtest/gtest.h>
 
 #include "bundle_source.hpp"
+#include "cpu_shared.hpp"
 #include "fake_runtime.hpp"
 #include "library.hpp"
 #include "platforms.hpp"
 
+#include <cstring>
 #include <fstream>
 #include <iterator>
 
@@ -210,6 +212,97 @@ TEST_F(CpuSharedMemory, DynamicArraysAreNotStatic) {
   const Status s = launch("dynamic_only", 65536);
   EXPECT_TRUE(s.is_ok()) << s.message;
   EXPECT_EQ(out[63], 1.0f);  // thread 63 reads thread 0's value
+}
+
+// The ELF reader of a CPU module refuses what would step outside the file: entry sizes other than
+// ELF64's 24 (fuzz_cpu_module found a relocation entry size that wrapped the offset) and a string
+// table that has no bytes in the file.
+class CpuModuleElf : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::ifstream f(HKB_TEST_CPU_MODULE, std::ios::binary);
+    const std::vector<uint8_t> archive{std::istreambuf_iterator<char>(f), {}};
+    std::vector<hkb::detail::CpuModuleMember> members;
+    ASSERT_TRUE(
+        hkb::detail::cpu_module_members(archive.data(), archive.size(), "test", &members).is_ok());
+    ASSERT_FALSE(members.empty());
+    elf.assign(members[0].data, members[0].data + members[0].size);
+  }
+  template <typename T>
+  T field(int section, int at) const {
+    T v;
+    std::memcpy(&v, header(section) + at, sizeof v);
+    return v;
+  }
+  template <typename T>
+  void set(int section, int at, T v) {
+    std::memcpy(header(section) + at, &v, sizeof v);
+  }
+  uint8_t* header(int section) const {
+    uint64_t shoff;
+    uint16_t shentsize;
+    std::memcpy(&shoff, elf.data() + 40, 8);
+    std::memcpy(&shentsize, elf.data() + 58, 2);
+    return const_cast<uint8_t*>(elf.data()) + shoff + uint64_t{shentsize} * section;
+  }
+  int count() const {
+    uint16_t shnum;
+    std::memcpy(&shnum, elf.data() + 60, 2);
+    return shnum;
+  }
+  int find(uint32_t type) const {
+    for (int i = 0; i < count(); ++i)
+      if (field<uint32_t>(i, 4) == type) return i;
+    return -1;
+  }
+  // The relocations kept for code (.rela.text): against the symbol table, of an executable section.
+  int code_relocations() const {
+    const int symtab = find(2 /* SHT_SYMTAB */);
+    for (int i = 0; i < count(); ++i)
+      if (field<uint32_t>(i, 4) == 4 /* SHT_RELA */ && field<uint32_t>(i, 40) == uint32_t(symtab) &&
+          (field<uint64_t>(field<uint32_t>(i, 44), 8) & 4 /* SHF_EXECINSTR */))
+        return i;
+    return -1;
+  }
+  Status read() { return hkb::detail::CpuSharedUsage::read(elf.data(), elf.size(), "", &usage); }
+  std::vector<uint8_t> elf;
+  hkb::detail::CpuSharedUsage usage;
+};
+
+TEST_F(CpuModuleElf, TheBuiltModuleReads) {
+  const Status s = read();
+  ASSERT_TRUE(s.is_ok()) << s.message;
+  EXPECT_TRUE(usage.known());
+}
+
+TEST_F(CpuModuleElf, RelocationEntriesOtherThan24BytesAreCorrupt) {
+  const int rela = code_relocations();
+  ASSERT_GE(rela, 0);
+  for (uint64_t entsize : {uint64_t{0}, uint64_t{23}, uint64_t{25}, ~uint64_t{0}}) {
+    set<uint64_t>(rela, 56, entsize);
+    const Status s = read();
+    EXPECT_EQ(s.code, HKB_ERROR_CORRUPT_BUNDLE) << entsize;
+    EXPECT_NE(s.message.find("relocation section with entries of"), std::string::npos) << s.message;
+  }
+}
+
+TEST_F(CpuModuleElf, ASymbolTableWithoutItsStringsIsCorrupt) {
+  const int symtab = find(2 /* SHT_SYMTAB */);
+  ASSERT_GE(symtab, 0);
+  const uint32_t strtab = field<uint32_t>(symtab, 40);
+  const uint64_t offset = field<uint64_t>(strtab, 24);
+  set<uint32_t>(strtab, 4, 8 /* SHT_NOBITS */);
+  set<uint64_t>(strtab, 24, ~uint64_t{0} - 7);  // an offset that no bounds check looked at
+  Status s = read();
+  EXPECT_EQ(s.code, HKB_ERROR_CORRUPT_BUNDLE);
+  EXPECT_NE(s.message.find("bad entry size or string table"), std::string::npos) << s.message;
+  set<uint32_t>(strtab, 4, 3 /* SHT_STRTAB */);
+  set<uint64_t>(strtab, 24, offset);
+  ASSERT_TRUE(read().is_ok());
+  set<uint64_t>(symtab, 56, 16);
+  s = read();
+  EXPECT_EQ(s.code, HKB_ERROR_CORRUPT_BUNDLE);
+  EXPECT_NE(s.message.find("bad entry size or string table"), std::string::npos) << s.message;
 }
 
 }  // namespace
