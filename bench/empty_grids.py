@@ -6,10 +6,10 @@ when empty") come from it. cupy (NVRTC):
     python3 bench/empty_grids.py
 """
 import cupy as cp
-import numpy as np
+
+from cupy_timing import timeit
 
 k = cp.RawKernel(r'extern "C" __global__ void k_empty() {}', "k_empty")
-e0, e1 = cp.cuda.Event(), cp.cuda.Event()
 GRIDS = (("DMMV, 14336 rows: 14336 x 32", (14336, 1, 1), (32, 1, 1)),
          ("MMVQ cuda1, 14336 rows: 14336 x (32,4)", (14336, 1, 1), (32, 4, 1)),
          ("MMVQ cuda2-4: 7168 x (32,4)", (7168, 1, 1), (32, 4, 1)),
@@ -25,13 +25,4 @@ GRIDS = (("DMMV, 14336 rows: 14336 x 32", (14336, 1, 1), (32, 1, 1)),
          ("fast_* 65536 rows of 128: 65536 x 128", (65536, 1, 1), (128, 1, 1)),
          ("fast_* 65536 rows of 256: 65536 x 256", (65536, 1, 1), (256, 1, 1)))
 for name, grid, block in GRIDS:
-    k(grid, block, ())
-    ts = []
-    for _ in range(9):
-        e0.record()
-        for _ in range(20):
-            k(grid, block, ())
-        e1.record()
-        e1.synchronize()
-        ts.append(cp.cuda.get_elapsed_time(e0, e1) * 1e3 / 20)
-    print(f"{name}: {np.median(ts):.1f} us")
+    print(f"{name}: {timeit(lambda r: k(grid, block, ()), reps=20, batches=9):.1f} us")

@@ -32,6 +32,8 @@ d = sys.argv[1]
 import cupy as cp  # noqa: E402 (after the usage check: the GPU machine has them, this one not)
 import numpy as np  # noqa: E402
 
+import cupy_timing  # noqa: E402
+
 names = sorted(os.path.splitext(os.path.basename(p))[0] for p in glob.glob(d + "/*.cubin"))
 names.remove("base")
 names = ["base"] + names
@@ -49,33 +51,13 @@ for n in names:
     mods[n] = m
 print("device", dev.id, cp.cuda.runtime.getDeviceProperties(0)["name"].decode(), "SMs", sms)
 
-ev0, ev1 = cp.cuda.Event(), cp.cuda.Event()
-
 
 def timeit(fn, reps=20, batches=7):
-    if PROFILE:
-        return 1.0
-    fn(0)
-    cp.cuda.Device().synchronize()
-    best = []
-    for b in range(batches):
-        ev0.record()
-        for r in range(reps):
-            fn(r)
-        ev1.record()
-        ev1.synchronize()
-        best.append(cp.cuda.get_elapsed_time(ev0, ev1) * 1e3 / reps)
-    return float(np.median(best))
+    return 1.0 if PROFILE else cupy_timing.timeit(fn, reps, batches)
 
 
-# Copy reference: 256 MiB device to device.
-N = 256 << 20
-a = cp.empty(N, dtype=cp.uint8)
-b = cp.empty(N, dtype=cp.uint8)
-t_copy = timeit(lambda r: cp.cuda.runtime.memcpyAsync(b.data.ptr, a.data.ptr, N, 3, 0))
-copy_bw = 2 * N / (t_copy * 1e-6) / 1e9
+t_copy, copy_bw = cupy_timing.copy_reference()
 print(f"copy 256 MiB: {t_copy:.1f} us, {copy_bw:.0f} GB/s")
-del a, b
 
 BLOCK = {"q4_0": (32, 18), "q4_1": (32, 20), "q5_0": (32, 22), "q5_1": (32, 24), "q8_0": (32, 34)}
 rng = np.random.default_rng(1)

@@ -14,6 +14,8 @@ cupy (NVRTC):
 import cupy as cp
 import numpy as np
 
+from cupy_timing import copy_reference, timeit
+
 SRC = r"""
 extern "C" __global__ void read_rows(const uint4* __restrict__ w, const uint4* __restrict__ act,
                                      float* __restrict__ out, int row_vecs, int rows_per_block,
@@ -46,28 +48,7 @@ extern "C" __global__ void read_rows(const uint4* __restrict__ w, const uint4* _
 }
 """
 kern = cp.RawKernel(SRC, "read_rows")
-e0, e1 = cp.cuda.Event(), cp.cuda.Event()
-
-
-def timeit(fn, reps=20, batches=7):
-    fn(0)
-    cp.cuda.Device().synchronize()
-    ts = []
-    for _ in range(batches):
-        e0.record()
-        for r in range(reps):
-            fn(r)
-        e1.record()
-        e1.synchronize()
-        ts.append(cp.cuda.get_elapsed_time(e0, e1) * 1e3 / reps)
-    return float(np.median(ts))
-
-
-N = 256 << 20
-a, b = cp.empty(N, dtype=cp.uint8), cp.empty(N, dtype=cp.uint8)
-t_copy = timeit(lambda r: cp.cuda.runtime.memcpyAsync(b.data.ptr, a.data.ptr, N, 3, 0))
-copy_bw = 2 * N / (t_copy * 1e-6) / 1e9
-del a, b
+t_copy, copy_bw = copy_reference()
 print(f"device {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}; "
       f"copy 256 MiB: {t_copy:.1f} us, {copy_bw:.0f} GB/s")
 
