@@ -48,12 +48,20 @@ for t in "${targets[@]}"; do
   echo "== $t (${limit[*]}) =="
   corpus=$build/corpus/$t
   mkdir -p "$corpus" "$build/artifacts"
+  rm -f "$build/artifacts/$t"-*
   start=$(date +%s)
   if ! "$build/tests/fuzz/$t" "${limit[@]}" -max_len=262144 -timeout=10 -rss_limit_mb=2048 \
       -print_final_stats=1 -artifact_prefix="$build/artifacts/$t-" "$corpus" "$seeds/$t" \
       > "$build/$t.log" 2>&1; then
     status=1
     tail -n 60 "$build/$t.log"
+    # What reproduces it where the artifact file is out of reach (CI): the seed, and a small input.
+    grep -m1 "INFO: Seed:" "$build/$t.log" || true
+    for a in "$build/artifacts/$t"-*; do
+      [ -f "$a" ] || continue
+      echo "artifact $a: $(stat -c %s "$a") bytes"
+      if [ "$(stat -c %s "$a")" -le 4096 ]; then base64 -w 100 "$a"; fi
+    done
   fi
   grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$build/$t.log" | tr '\n' ' '
   echo "($(($(date +%s) - start)) s)"
