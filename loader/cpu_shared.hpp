@@ -19,7 +19,8 @@ class CpuSharedUsage {
  public:
   // Reads an ELF64 shared object. `dynamic_names` lists the module's dynamic shared arrays
   // (space-separated), which are not static. A module without a symbol table or kept relocations
-  // gives an empty usage (known() false), not an error.
+  // gives an empty usage (known() false), not an error; tables that do not fit the file or have
+  // entries other than ELF64's 24 bytes are HKB_ERROR_CORRUPT_BUNDLE.
   static Status read(const uint8_t* elf, size_t size, std::string_view dynamic_names,
                      CpuSharedUsage* out);
   bool known() const { return known_; }
