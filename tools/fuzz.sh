@@ -59,8 +59,9 @@ for t in "${targets[@]}"; do
     grep -m1 "INFO: Seed:" "$build/$t.log" || true
     for a in "$build/artifacts/$t"-*; do
       [ -f "$a" ] || continue
-      echo "artifact $a: $(stat -c %s "$a") bytes"
-      if [ "$(stat -c %s "$a")" -le 4096 ]; then base64 -w 100 "$a"; fi
+      n=$(stat -c %s "$a")
+      echo "artifact $a: $n bytes"
+      if [ "$n" -le 4096 ]; then base64 -w 100 "$a"; fi
     done
   fi
   grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$build/$t.log" | tr '\n' ' '

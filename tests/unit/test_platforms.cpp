@@ -229,27 +229,24 @@ class CpuModuleElf : public ::testing::Test {
     elf.assign(members[0].data, members[0].data + members[0].size);
   }
   template <typename T>
-  T field(int section, int at) const {
+  T at(uint64_t offset) const {
     T v;
-    std::memcpy(&v, header(section) + at, sizeof v);
+    std::memcpy(&v, elf.data() + offset, sizeof v);
     return v;
   }
+  // Byte `at` of section header `section`.
+  uint64_t header(int section, int at_byte) const {
+    return at<uint64_t>(40) + uint64_t{at<uint16_t>(58)} * section + at_byte;
+  }
   template <typename T>
-  void set(int section, int at, T v) {
-    std::memcpy(header(section) + at, &v, sizeof v);
+  T field(int section, int at_byte) const {
+    return at<T>(header(section, at_byte));
   }
-  uint8_t* header(int section) const {
-    uint64_t shoff;
-    uint16_t shentsize;
-    std::memcpy(&shoff, elf.data() + 40, 8);
-    std::memcpy(&shentsize, elf.data() + 58, 2);
-    return const_cast<uint8_t*>(elf.data()) + shoff + uint64_t{shentsize} * section;
+  template <typename T>
+  void set(int section, int at_byte, T v) {
+    std::memcpy(elf.data() + header(section, at_byte), &v, sizeof v);
   }
-  int count() const {
-    uint16_t shnum;
-    std::memcpy(&shnum, elf.data() + 60, 2);
-    return shnum;
-  }
+  int count() const { return at<uint16_t>(60); }
   int find(uint32_t type) const {
     for (int i = 0; i < count(); ++i)
       if (field<uint32_t>(i, 4) == type) return i;
