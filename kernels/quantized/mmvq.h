@@ -2,7 +2,8 @@
 // values of the format) . q8_1 column c (columns nrows_y values apart, candle's k_padded), for
 // NCOLS columns. candle's geometry: NCOLS = 1 gives a GPU block one row (grid nrows, block
 // (32, 4); for some formats every other block takes two and the rest leave, tuning::mmvq_rows1);
-// NCOLS 2..8 give it two rows (grid ceil(nrows / 2), block (32, 4) or (32, 2)). Any
+// NCOLS 2..8 give it two rows (grid ceil(nrows / 2), block (32, 4) or (32, 2); for some formats
+// and batches every other block takes four and the rest leave, tuning::mmvq_batch_rows). Any
 // block of at most kMaxThreads threads, a multiple of 32, works; rows past nrows_x are never
 // written (candle writes one float past an odd nrows). dst is stored, not accumulated into: the
 // caller's zeroing is not needed.
@@ -154,7 +155,7 @@ template <typename F, int NCOLS, int kRows1 = hkb::tuning::mmvq_rows1(F::kBytes)
 HKB_DEVICE void mmvq(const void* __restrict__ vx, const void* __restrict__ vy,
                      float* __restrict__ dst, int ncols_x, int nrows_x, int nrows_y,
                      int nrows_dst) {
-  constexpr int kRows = NCOLS == 1 ? kRows1 : hkb::tuning::kMmvqBatchRows;
+  constexpr int kRows = NCOLS == 1 ? kRows1 : hkb::tuning::mmvq_batch_rows(F::kBytes, NCOLS);
   constexpr int kGroups = kMmvqMaxThreads / 32;
   __shared__ float partial[kGroups][kRows * NCOLS];
 
