@@ -1,14 +1,13 @@
 #!/usr/bin/env python3
-"""What #19's kernels could reach at best under candle's grids: a kernel that only reads what a
-matrix-vector product must read (each block its rows' weights, 16-byte streaming loads, and the
-activations every row reads again, 16-byte loads) and stores one float a row, launched on the
-product's grid and block, with the weights rotated over >= 256 MB as in
-bench/quant_cubin_probe.py, timed by the same method (20 launches a batch, CUDA events, median of
-7) and counted as the probe counts (weights + activations + outputs, % of a 256 MiB
-device-to-device copy in the same run). Beside it, a device-to-device copy of the weights' bytes
-alone (rotated the same way), in the same % (read and written bytes over the 256 MiB copy's
-rate). A kernel of the same grid that also decodes and multiplies cannot beat the first column;
-cupy (NVRTC):
+"""A plain reading loop under #19's grids (meant as a bound; the products beat it, so it is none:
+docs/performance-round2k.md): a kernel that only reads what a matrix-vector product must read (each
+block its rows' weights, 16-byte streaming loads, and the activations every row reads again, 16-byte
+loads) and stores one float a row, launched on the product's grid and block, with the weights
+rotated over >= 256 MB as in bench/quant_cubin_probe.py, timed by the same method (20 launches a
+batch, CUDA events, median of 7) and counted as the probe counts (weights + activations + outputs, %
+of a 256 MiB device-to-device copy in the same run). Beside it, a device-to-device copy of the
+weights' bytes alone (rotated the same way), in the same % (read and written bytes over the 256 MiB
+copy's rate). cupy (NVRTC):
     python3 bench/read_bounds.py
 """
 import cupy as cp

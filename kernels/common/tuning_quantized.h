@@ -80,29 +80,35 @@ constexpr int mmvq_row_blocks_per_sm(int block_bytes, int rows) {
 
 // Rows a working block of MMVQ at batch `ncols` (2-8; quantized/mmvq.h), the format named by its
 // block's bytes: 2, candle's, or 4, where every other block of candle's grid takes four rows (one
-// activation load for them all) and the rest leave: 4 from batch 5, for q2_K (84) and q4_K (144)
-// from 3 and q3_K (110) from 4; q5_K (176) keeps 2, slower at 4 (docs/performance-round2k.md).
+// activation load for them all) and the rest leave. 4 at every batch for q4_0 (18), q2_K (84)
+// and q4_K (144), for q3_K (110) but at batch 3 (a tie on sm_90, one wave a SIMD on gfx906), at
+// batch 2 for q5_K (176), from batch 5 for the others (docs/performance-round2k.md).
 constexpr int mmvq_batch_rows(int block_bytes, int ncols) {
 #ifdef HKB_MMVQ_BATCH_ROWS
   (void)block_bytes, (void)ncols;
   return HKB_MMVQ_BATCH_ROWS;
 #else
-  if (block_bytes == 176) return 2;
-  const int from = block_bytes == 84 || block_bytes == 144 ? 3 : block_bytes == 110 ? 4 : 5;
-  return ncols >= from ? 4 : 2;
+  if (block_bytes == 18 || block_bytes == 84 || block_bytes == 144) return 4;
+  if (block_bytes == 110) return ncols == 3 ? 2 : 4;
+  if (block_bytes == 176) return ncols == 2 ? 4 : 2;
+  return ncols >= 5 ? 4 : 2;
 #endif
 }
 
 // NVIDIA blocks of 128 threads resident per SM for MMVQ at batch `ncols` (2-8), the format named
-// by its block's bytes: 4 (128 registers) at four rows a working block; at two, 8 (64 registers),
-// but for q3_K (110) at 8, which spills under 64 and runs faster at 6 (80)
-// (docs/performance-round2g.md).
+// by its block's bytes: at four rows a working block 5 (96 registers) at batch 2 and for q4_0 to
+// batch 4, else 4 (128); at two 8 (64), but for q2_K (84) at 4-8 and q3_K (110) at 8, which
+// spill under 64 (6 or, q2_K from batch 6, 4: docs/performance-round2g.md; two rows come there
+// only from HKB_MMVQ_BATCH_ROWS=2, which so gives back the two-row kernels as they were).
 constexpr int mmvq_batch_blocks_per_sm(int block_bytes, int ncols) {
 #ifdef HKB_MMVQ_BATCH_BLOCKS_PER_SM
   (void)block_bytes, (void)ncols;
   return HKB_MMVQ_BATCH_BLOCKS_PER_SM;
 #else
-  if (mmvq_batch_rows(block_bytes, ncols) == 4) return 4;
+  if (mmvq_batch_rows(block_bytes, ncols) == 4) {
+    return ncols == 2 || (block_bytes == 18 && ncols <= 4) ? 5 : 4;
+  }
+  if (block_bytes == 84 && ncols >= 4) return ncols >= 6 ? 4 : 6;
   return block_bytes == 110 && ncols == 8 ? 6 : 8;
 #endif
 }

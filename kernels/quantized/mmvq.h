@@ -156,6 +156,8 @@ HKB_DEVICE void mmvq(const void* __restrict__ vx, const void* __restrict__ vy,
                      float* __restrict__ dst, int ncols_x, int nrows_x, int nrows_y,
                      int nrows_dst) {
   constexpr int kRows = NCOLS == 1 ? kRows1 : hkb::tuning::mmvq_batch_rows(F::kBytes, NCOLS);
+  static_assert(kRows == 1 || kRows == 2 || kRows == 4, "mmvq_store: up to 32 sums a block");
+  static_assert(NCOLS == 1 || kRows >= 2, "candle's batch grid gives a block two rows");
   constexpr int kGroups = kMmvqMaxThreads / 32;
   __shared__ float partial[kGroups][kRows * NCOLS];
 
