@@ -23,6 +23,7 @@ struct Section {
 };
 
 constexpr uint32_t kSymtab = 2, kRela = 4, kNobits = 8;
+constexpr uint64_t kEntry = 24;  // ELF64's fixed Elf64_Sym and Elf64_Rela size
 constexpr uint64_t kExecInstr = 0x4;
 constexpr uint8_t kFunc = 2, kSection = 3, kTls = 6;
 constexpr uint16_t kMachineX86_64 = 62;
@@ -86,8 +87,8 @@ Status CpuSharedUsage::read(const uint8_t* elf, size_t size, std::string_view dy
   for (const Section& s : sections)
     if (s.type == kSymtab) symtab = &s;
   if (symtab == nullptr) return Status::ok();
-  // ELF64 fixes both entry sizes at 24; any other value would step past the checked sections.
-  if (symtab->entsize != 24 || symtab->link >= shnum || sections[symtab->link].type == kNobits)
+  // Any other entry size would step past the checked sections.
+  if (symtab->entsize != kEntry || symtab->link >= shnum || sections[symtab->link].type == kNobits)
     return corrupt("symbol table with a bad entry size or string table");
   const Section& strtab = sections[symtab->link];
   auto name_at = [&](uint32_t off) -> std::string_view {
@@ -97,7 +98,7 @@ Status CpuSharedUsage::read(const uint8_t* elf, size_t size, std::string_view dy
   };
 
   // Symbols: functions (sorted by address), thread-local variables (by TLS offset).
-  const size_t nsyms = symtab->size / symtab->entsize;
+  const size_t nsyms = symtab->size / kEntry;
   std::vector<int64_t> sym_function(nsyms, -1), sym_variable(nsyms, -1);
   std::vector<std::pair<uint64_t, uint32_t>> order;
   struct Sym {
@@ -108,7 +109,7 @@ Status CpuSharedUsage::read(const uint8_t* elf, size_t size, std::string_view dy
   };
   std::vector<Sym> syms(nsyms);
   for (size_t i = 0; i < nsyms; ++i) {
-    const uint8_t* e = elf + symtab->offset + i * symtab->entsize;
+    const uint8_t* e = elf + symtab->offset + i * kEntry;
     syms[i] = Sym{name_at(get<uint32_t>(e)), static_cast<uint8_t>(e[4] & 0xF), get<uint16_t>(e + 6),
                   get<uint64_t>(e + 8), get<uint64_t>(e + 16)};
     if (syms[i].type == kFunc && syms[i].shndx != 0 && syms[i].size > 0)
@@ -150,11 +151,11 @@ Status CpuSharedUsage::read(const uint8_t* elf, size_t size, std::string_view dy
     if (rela.type != kRela || rela.link != static_cast<uint32_t>(symtab - sections.data()) ||
         rela.info >= shnum || !(sections[rela.info].flags & kExecInstr))
       continue;
-    if (rela.entsize != 24)
+    if (rela.entsize != kEntry)
       return corrupt("relocation section with entries of " + std::to_string(rela.entsize) +
                      " bytes, not 24");
     any = true;
-    for (uint64_t off = 0; off + 24 <= rela.size; off += 24) {
+    for (uint64_t off = 0; off + kEntry <= rela.size; off += kEntry) {
       const uint8_t* r = elf + rela.offset + off;
       const int64_t from = function_at(get<uint64_t>(r));
       const uint64_t info = get<uint64_t>(r + 8);
